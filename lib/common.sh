@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared shell helpers for bouncelab scripts. Source it; do not run it.
+#
+# Every script finds the repository, the cache and the logging helpers here,
+# so paths and messages look the same everywhere.
+
+BL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# Heavy generated things (unpacked kernel tree, builds, ccache, guest images)
+# live in one fixed folder outside the checkout, so that every clone (CI's
+# fresh clones too) reuses them. Override with BOUNCELAB_CACHE.
+if [ -z "${BOUNCELAB_CACHE:-}" ]; then
+	if [ "$(id -u)" = 0 ]; then
+		BOUNCELAB_CACHE=/var/cache/bouncelab
+	else
+		BOUNCELAB_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/bouncelab
+	fi
+fi
+BL_CACHE=$BOUNCELAB_CACHE
+
+# The one Debian kernel source tree the lab is built from.
+BL_KSRC_PKG=linux-source-6.12
+BL_KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
+
+bl_log()
+{
+	printf '[bouncelab %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2
+}
+
+bl_die()
+{
+	printf 'bouncelab: error: %s\n' "$*" >&2
+	exit 1
+}
+
+# Seconds since the epoch, for elapsed-time lines.
+bl_now()
+{
+	date +%s
+}
+
+bl_need_cmd()
+{
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			bl_die "'$c' not found; run './run.sh deps' first"
+	done
+}
+
+# Version of an installed Debian package, empty if it is not installed.
+bl_pkg_version()
+{
+	dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
+		awk '$3 == "installed" { print $4 }'
+}

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fetch-busybox.sh [OUTDIR]
+#
+# Fetch Debian's busybox-static:i386 (a static 32-bit busybox) for the guest
+# initramfs. The .deb is downloaded with `apt-get download` into a temporary
+# folder and unpacked with `dpkg-deb -x`: it is never installed on the host.
+#
+# OUTDIR defaults to "$BL_CACHE/guest/bin". It receives:
+#   busybox          the static i386 binary
+#   busybox.version  Debian package version, sha256 of the .deb and of the
+#                    binary, busybox's own banner
+#   .busybox.stamp   package version + sha256 of this script
+# Up to date when apt's candidate version (and this script) equal the
+# recorded ones and the binary still has the recorded sha256.
+#
+# Host changes this may make (as root, only when missing): the i386 foreign
+# architecture and an `apt-get update` so that apt knows i386 packages.
+
+set -euo pipefail
+# Note: never `cmd | grep -q` here: grep -q exits at the first match, cmd then
+# dies of SIGPIPE and pipefail turns the match into a failure. Use >/dev/null.
+
+SCRIPT=$(readlink -f "${BASH_SOURCE[0]}")
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$SCRIPT")/../../lib/common.sh"
+
+OUTDIR=${1:-$BL_CACHE/guest/bin}
+PKG=busybox-static:i386
+APT_GET=(apt-get -o DPkg::Lock::Timeout=600 -o APT::Get::Assume-Yes=true)
+NSTEPS=4
+
+step()
+{
+	local n=$1
+	shift
+	bl_log "busybox [$n/$NSTEPS] $*"
+}
+
+need_root()
+{
+	[ "$(id -u)" = 0 ] || bl_die "$1 needs root (run this script as root once)"
+}
+
+candidate()
+{
+	apt-cache policy "$PKG" 2>/dev/null |
+		awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'
+}
+
+# apt-get update, waiting for the lists lock if another apt holds it.
+apt_update()
+{
+	local try log
+	need_root "apt-get update"
+	log=$(mktemp)
+	for try in $(seq 1 60); do
+		if "${APT_GET[@]}" -q update >"$log" 2>&1; then
+			rm -f "$log"
+			return 0
+		fi
+		grep 'Could not get lock' "$log" >/dev/null || break
+		[ "$try" = 1 ] && bl_log "busybox: apt lists are locked by another process; waiting"
+		sleep 10
+	done
+	cat "$log" >&2
+	rm -f "$log"
+	bl_die "apt-get update failed"
+}
+
+start=$(bl_now)
+bl_need_cmd apt-get apt-cache dpkg-deb file sha256sum
+mkdir -p "$OUTDIR" "$BL_CACHE/guest"
+OUTDIR=$(cd "$OUTDIR" && pwd)
+exec 9>"$BL_CACHE/guest/.busybox.lock"
+flock 9
+
+step 1 "apt: i386 packages known"
+ver=$(candidate)
+if [ -z "$ver" ]; then
+	if [ "$(dpkg --print-architecture)" != i386 ] &&
+		! dpkg --print-foreign-architectures | grep -x i386 >/dev/null; then
+		need_root "adding the i386 architecture"
+		dpkg --add-architecture i386
+		bl_log "busybox: added dpkg architecture i386"
+	fi
+	bl_log "busybox: running apt-get update"
+	apt_update
+	ver=$(candidate)
+	[ -n "$ver" ] || bl_die "apt has no candidate for $PKG"
+else
+	bl_log "busybox: apt knows $PKG"
+fi
+
+step 2 "compare $PKG $ver with $OUTDIR/busybox"
+script_sha=$(sha256sum "$SCRIPT" | cut -d' ' -f1)
+stamp="debian-package-version: $ver
+script-sha256: $script_sha"
+if [ -f "$OUTDIR/.busybox.stamp" ] && [ -x "$OUTDIR/busybox" ] && [ -f "$OUTDIR/busybox.version" ] &&
+	[ "$(cat "$OUTDIR/.busybox.stamp")" = "$stamp" ] &&
+	grep -qx "sha256: $(sha256sum "$OUTDIR/busybox" | cut -d' ' -f1)" "$OUTDIR/busybox.version"; then
+	bl_log "busybox: $OUTDIR/busybox is up to date ($PKG $ver)"
+	exit 0
+fi
+
+step 3 "download and unpack $PKG=$ver (not installed)"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dl_opts=()
+# As root, apt drops to user _apt for downloads and warns when _apt cannot
+# write the (private, 0700) temporary folder; download as root instead.
+[ "$(id -u)" = 0 ] && dl_opts+=(-o APT::Sandbox::User=root)
+(cd "$tmp" && apt-get -qq "${dl_opts[@]}" download "$PKG=$ver") ||
+	bl_die "apt-get download $PKG=$ver failed"
+debs=("$tmp"/busybox-static_*_i386.deb)
+[ -f "${debs[0]}" ] || bl_die "no busybox-static .deb in $tmp after apt-get download"
+deb=${debs[0]}
+[ "$(dpkg-deb -f "$deb" Version)" = "$ver" ] ||
+	bl_die "$deb is version $(dpkg-deb -f "$deb" Version), expected $ver"
+dpkg-deb -x "$deb" "$tmp/root"
+bin=$tmp/root/bin/busybox
+[ -f "$bin" ] || bl_die "no bin/busybox in $deb"
+
+step 4 "check and install into $OUTDIR"
+desc=$(file -b "$bin")
+case $desc in
+ELF\ 32-bit*Intel*80386*) ;;
+*) bl_die "busybox is not a 32-bit i386 ELF: $desc" ;;
+esac
+case $desc in
+*statically\ linked* | *static-pie\ linked*) ;;
+*) bl_die "busybox is not statically linked: $desc" ;;
+esac
+# Runs on the amd64 host too (IA32 emulation): a cheap sanity check.
+banner=$("$bin" 2>&1 | sed -n 1p) || true
+case $banner in
+BusyBox\ v*) ;;
+*) bl_die "busybox does not run on the host: $banner" ;;
+esac
+"$bin" true || bl_die "busybox true failed"
+sha=$(sha256sum "$bin" | cut -d' ' -f1)
+deb_sha=$(sha256sum "$deb" | cut -d' ' -f1)
+size=$(stat -c %s "$bin")
+install -m 0755 "$bin" "$OUTDIR/busybox.tmp"
+mv -f "$OUTDIR/busybox.tmp" "$OUTDIR/busybox"
+cat >"$OUTDIR/busybox.version.tmp" <<EOF
+debian-package: $PKG
+debian-package-version: $ver
+deb: $(basename "$deb")
+deb-sha256: $deb_sha
+banner: $banner
+applets: $("$bin" --list | wc -l)
+file: $desc
+size: $size
+fetched: $(date -u +%Y-%m-%dT%H:%M:%SZ)
+sha256: $sha
+EOF
+mv -f "$OUTDIR/busybox.version.tmp" "$OUTDIR/busybox.version"
+printf '%s\n' "$stamp" >"$OUTDIR/.busybox.stamp"
+bl_log "busybox: installed $OUTDIR/busybox ($PKG $ver, $size bytes) in $(($(bl_now) - start)) s"

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * labmon - sample memory-pressure counters into a CSV file.
+ *
+ * Runs in the bouncelab guest next to fio.  A counter the running kernel
+ * does not expose is written as an empty cell, never as 0, so that
+ * "no bounces happened" and "bounces cannot be seen" stay distinguishable.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUF_SIZE	(64 * 1024)
+#define CELL_SIZE	32
+#define PATH_SIZE	4096
+#define LINE_SIZE	2048
+#define NSEC_PER_MSEC	1000000LL
+#define NSEC_PER_SEC	1000000000LL
+
+enum src { MEMINFO, VMSTAT, PSI, HIST, NR_SRC };
+
+struct col {
+	const char *name;
+	enum src src;
+	const char *key;	/* meminfo/vmstat key, or PSI line "some"/"full" */
+	const char *field;	/* PSI field, e.g. "avg10=" */
+};
+
+/* meminfo and vmstat columns are named after their key */
+#define MEM(k)		{ k, MEMINFO, k, NULL }
+#define VM(k)		{ k, VMSTAT, k, NULL }
+#define PSI_COL(l, f)	{ l "_" f, PSI, l, f "=" }
+
+static const struct col cols[] = {
+	MEM("MemFree"), MEM("LowFree"), MEM("HighFree"), MEM("Cached"),
+	MEM("Dirty"), MEM("Writeback"), MEM("Bounce"),
+	VM("nr_free_pages"), VM("nr_bounce"),
+	VM("pgscan_kswapd"), VM("pgscan_direct"),
+	VM("pgsteal_kswapd"), VM("pgsteal_direct"),
+	VM("allocstall_normal"), VM("allocstall_movable"), VM("allocstall_dma"),
+	VM("pgmajfault"),
+	PSI_COL("some", "avg10"), PSI_COL("some", "total"),
+	PSI_COL("full", "avg10"), PSI_COL("full", "total"),
+	{ "bounce_hits", HIST, NULL, NULL },
+};
+
+#define NR_COLS		(sizeof(cols) / sizeof(cols[0]))
+/* indices into cols[] */
+#define COL_BOUNCE	6
+#define COL_NR_BOUNCE	8
+
+struct source {
+	char path[PATH_SIZE];	/* empty: source not configured */
+	char buf[BUF_SIZE];
+	int ok;			/* read fully during this sample */
+};
+
+static struct source srcs[NR_SRC];
+static char cells[NR_COLS][CELL_SIZE];
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: labmon -i INTERVAL_MS -o OUT.csv [-r ROOT] [-b HIST_FILE] [-n MAX_SAMPLES]\n"
+		"  -i  sample interval in milliseconds (1..86400000)\n"
+		"  -o  output CSV file, '-' for stdout\n"
+		"  -r  prefix for /proc paths (default /)\n"
+		"  -b  tracing hist file of block:block_bio_bounce (not prefixed)\n"
+		"  -n  stop after this many samples (default: until SIGTERM/SIGINT)\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "labmon: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	usage();
+	exit(2);
+}
+
+static unsigned long parse_num(const char *s, const char *what,
+			       unsigned long max)
+{
+	unsigned long v;
+	char *end;
+
+	/* strtoul() would accept " 5", "+5" and wrap "-5" */
+	if (*s < '0' || *s > '9')
+		die_usage("invalid %s '%s'", what, s);
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		die_usage("invalid %s '%s'", what, s);
+	return v;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * Slurp a file.  read() loops: seq_file hands out at most one buffer
+ * page per call, and /proc/vmstat on a HIGHMEM kernel is close to 4 KiB.
+ */
+static void read_source(struct source *s)
+{
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd;
+
+	s->ok = 0;
+	if (!s->path[0])
+		return;
+	fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (len < BUF_SIZE - 1) {
+		n = read(fd, s->buf + len, BUF_SIZE - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	/* an error or a truncated file is "unknown", not a partial answer */
+	if (n < 0 || len == BUF_SIZE - 1)
+		return;
+	s->buf[len] = '\0';
+	s->ok = 1;
+}
+
+static const char *next_line(const char *p)
+{
+	p = strchr(p, '\n');
+	return p ? p + 1 : NULL;
+}
+
+/* Text after "KEY<sep>" at the start of a line; whole-name match only. */
+static const char *find_key(const char *buf, const char *key, char sep)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = buf; p && *p; p = next_line(p))
+		if (!strncmp(p, key, len) && p[len] == sep)
+			return p + len + 1;
+	return NULL;
+}
+
+/* Unsigned decimal at @p (after blanks) into @cell, else leave it empty. */
+static void put_u64(char *cell, const char *p)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!p)
+		return;
+	p += strspn(p, " \t");
+	if (*p < '0' || *p > '9')
+		return;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (!errno)
+		snprintf(cell, CELL_SIZE, "%llu", v);
+}
+
+/* PSI values are copied verbatim ("1.25"), only checked to be numeric. */
+static void put_psi(char *cell, const char *buf, const struct col *c)
+{
+	const char *p = find_key(buf, c->key, ' ');
+	const char *eol;
+	size_t flen = strlen(c->field), n;
+
+	if (!p)
+		return;
+	eol = strchrnul(p, '\n');
+	while (p < eol) {
+		p += strspn(p, " ");
+		n = strcspn(p, " \n");
+		if (!strncmp(p, c->field, flen)) {
+			p += flen;
+			n -= flen;
+			if (n && n < CELL_SIZE && strspn(p, "0123456789.") == n) {
+				memcpy(cell, p, n);
+				cell[n] = '\0';
+			}
+			return;
+		}
+		p += n;
+	}
+}
+
+/*
+ * Total of a hist trigger file.  "Totals: Hits:" is preferred: it also
+ * counts events dropped when the hist map was full.  Without it, sum the
+ * per-key "hitcount:" of entry lines (those start with '{'; the comment
+ * header may contain "sort=hitcount:").
+ */
+static void put_hist(char *cell, const char *buf)
+{
+	unsigned long long sum = 0;
+	const char *p, *q, *eol;
+	int seen = 0;
+
+	p = find_key(buf, "Totals", ':');
+	if (p) {
+		q = strstr(p, "Hits:");
+		if (q)
+			put_u64(cell, q + 5);
+		return;
+	}
+	for (p = buf; p && *p; p = next_line(p)) {
+		if (*p != '{')
+			continue;
+		eol = strchrnul(p, '\n');
+		q = strstr(p, "hitcount:");
+		if (!q || q > eol)
+			continue;
+		sum += strtoull(q + 9, NULL, 10);
+		seen = 1;
+	}
+	if (seen)
+		snprintf(cell, CELL_SIZE, "%llu", sum);
+}
+
+static void sample(void)
+{
+	const struct col *c;
+	size_t i;
+
+	for (i = 0; i < NR_SRC; i++)
+		read_source(&srcs[i]);
+	for (i = 0; i < NR_COLS; i++) {
+		c = &cols[i];
+		cells[i][0] = '\0';
+		if (!srcs[c->src].ok)
+			continue;
+		if (c->src == MEMINFO)
+			put_u64(cells[i], find_key(srcs[MEMINFO].buf, c->key, ':'));
+		else if (c->src == VMSTAT)
+			put_u64(cells[i], find_key(srcs[VMSTAT].buf, c->key, ' '));
+		else if (c->src == PSI)
+			put_psi(cells[i], srcs[PSI].buf, c);
+		else
+			put_hist(cells[i], srcs[HIST].buf);
+	}
+	/*
+	 * Kernels that dropped NR_BOUNCE (bounce buffering removed in 2025)
+	 * still print a hard-wired "Bounce: 0 kB"; that 0 is not a measurement.
+	 */
+	if (!cells[COL_NR_BOUNCE][0])
+		cells[COL_BOUNCE][0] = '\0';
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* One line per write(): every line reaches the kernel before the next. */
+static int emit(int fd, int64_t start)
+{
+	char line[LINE_SIZE];
+	size_t i;
+	int len;
+
+	sample();
+	len = snprintf(line, sizeof(line), "%lld",
+		       (long long)((now_ns() - start) / NSEC_PER_MSEC));
+	for (i = 0; i < NR_COLS; i++)
+		len += snprintf(line + len, sizeof(line) - len, ",%s", cells[i]);
+	line[len++] = '\n';
+	return write_all(fd, line, len);
+}
+
+static int emit_header(int fd)
+{
+	char line[LINE_SIZE];
+	size_t i;
+	int len;
+
+	len = snprintf(line, sizeof(line), "t_ms");
+	for (i = 0; i < NR_COLS; i++)
+		len += snprintf(line + len, sizeof(line) - len, ",%s", cols[i].name);
+	line[len++] = '\n';
+	return write_all(fd, line, len);
+}
+
+/* Sleep until @deadline; return 1 if SIGTERM/SIGINT arrived meanwhile. */
+static int wait_until(const sigset_t *set, int64_t deadline)
+{
+	struct timespec ts;
+	int64_t left;
+
+	for (;;) {
+		left = deadline - now_ns();
+		if (left < 0)
+			left = 0;
+		ts.tv_sec = left / NSEC_PER_SEC;
+		ts.tv_nsec = left % NSEC_PER_SEC;
+		if (sigtimedwait(set, NULL, &ts) >= 0)
+			return 1;
+		if (errno != EINTR && now_ns() >= deadline)
+			return 0;
+	}
+}
+
+static void nop(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Block the stop signals and take them with sigtimedwait(): a signal can
+ * then never cut a line in half, and no wakeup is lost.  The handler
+ * replaces a SIG_IGN inherited from a non-interactive shell's "&": POSIX
+ * leaves it open whether a blocked but ignored signal is kept pending.
+ */
+static void setup_signals(sigset_t *set)
+{
+	struct sigaction sa = { .sa_handler = nop };
+
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigprocmask(SIG_BLOCK, set, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static void set_path(enum src s, const char *root, const char *rel)
+{
+	if (snprintf(srcs[s].path, PATH_SIZE, "%s%s", root, rel) >= PATH_SIZE)
+		die_usage("path too long: %s", root);
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL, *root = "/", *hist = NULL;
+	unsigned long interval = 0, max = 0, n = 0;
+	char prefix[PATH_SIZE];
+	int64_t start, next;
+	size_t len;
+	sigset_t set;
+	int opt, fd;
+
+	while ((opt = getopt(argc, argv, ":i:o:r:b:n:h")) != -1) {
+		switch (opt) {
+		case 'i':
+			interval = parse_num(optarg, "interval", 86400000);
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'r':
+			root = optarg;
+			break;
+		case 'b':
+			hist = optarg;
+			break;
+		case 'n':
+			max = parse_num(optarg, "sample count", 1000000000);
+			break;
+		case 'h':
+			usage();
+			return 0;
+		case ':':
+			die_usage("option -%c needs an argument", optopt);
+			break;
+		default:
+			die_usage("unknown option -%c", optopt);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (!interval)
+		die_usage("-i INTERVAL_MS is required");
+	if (!out || !*out)
+		die_usage("-o OUT.csv is required");
+
+	/* "/" and "/x/" must not yield "//proc" or "/x//proc" */
+	len = strlen(root);
+	while (len && root[len - 1] == '/')
+		len--;
+	if (len >= PATH_SIZE)
+		die_usage("path too long: %s", root);
+	memcpy(prefix, root, len);
+	prefix[len] = '\0';
+	set_path(MEMINFO, prefix, "/proc/meminfo");
+	set_path(VMSTAT, prefix, "/proc/vmstat");
+	set_path(PSI, prefix, "/proc/pressure/memory");
+	if (hist)
+		set_path(HIST, "", hist);
+
+	setup_signals(&set);
+	fd = 1;
+	if (strcmp(out, "-"))
+		fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "labmon: cannot open %s: %s\n", out, strerror(errno));
+		return 1;
+	}
+	if (emit_header(fd))
+		goto write_err;
+
+	start = next = now_ns();
+	for (;;) {
+		if (emit(fd, start))
+			goto write_err;
+		if (max && ++n >= max)
+			break;
+		next += interval * NSEC_PER_MSEC;
+		/* after an overrun, sample at once rather than catch up */
+		if (next < now_ns())
+			next = now_ns();
+		if (wait_until(&set, next))
+			break;
+	}
+	if (fd != 1 && close(fd))
+		goto write_err;
+	return 0;
+
+write_err:
+	fprintf(stderr, "labmon: write %s: %s\n", out, strerror(errno));
+	return 1;
+}

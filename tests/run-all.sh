@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every test suite and add up their "N passed, N failed" lines into one.
+# A suite that dies without its summary line counts as one failure.
+#
+#   tests/run-all.sh [SUITE...]     (default: all, in the order below)
+set -uo pipefail
+
+. "$(dirname "$0")/../lib/common.sh"
+
+declare -A SUITES=(
+	[helpers]="make -s -C $BL_ROOT/guest/helpers test"
+	[build]="$BL_ROOT/tests/build-test.sh"
+	[patches]="$BL_ROOT/tests/patches-test.sh"
+	[boot]="$BL_ROOT/tests/boot-test.sh"
+)
+ORDER=(helpers build patches boot)
+
+pass=0 fail=0 failed_suites=''
+[ $# -gt 0 ] && ORDER=("$@")
+for s in "${ORDER[@]}"; do
+	[ -n "${SUITES[$s]:-}" ] || bl_die "unknown test suite '$s' (known: ${!SUITES[*]})"
+	echo "=== suite $s"
+	out=$(mktemp)
+	${SUITES[$s]} 2>&1 | tee "$out"
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
+	rm -f "$out"
+	if [ -z "$summary" ]; then
+		echo "suite $s ended without a summary line"
+		fail=$((fail + 1))
+		failed_suites+=" $s"
+		continue
+	fi
+	p=${summary%% passed*}
+	f=${summary#*passed, }
+	f=${f%% failed*}
+	pass=$((pass + p))
+	fail=$((fail + f))
+	[ "$f" = 0 ] || failed_suites+=" $s"
+done
+echo "=== all suites"
+[ -z "$failed_suites" ] || echo "failing suites:$failed_suites"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

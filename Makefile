@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# bouncelab: make targets for the common steps. Each one calls run.sh or a
+# script under kernels/, guest/, tests/; the scripts do the work.
+
+.PHONY: all deps kernels guest test test-helpers test-build test-patches test-boot help
+
+all: kernels
+
+help:
+	@./run.sh help
+
+deps:
+	./run.sh deps
+
+kernels: deps
+	./run.sh build
+
+guest: deps
+	./run.sh guest
+
+# The full suite: installs what it needs and builds the kernels first.
+test: kernels
+	tests/run-all.sh
+
+test-helpers:
+	tests/run-all.sh helpers
+
+test-build: kernels
+	tests/run-all.sh build
+
+test-patches: kernels
+	tests/run-all.sh patches
+
+test-boot: kernels
+	tests/run-all.sh boot

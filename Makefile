@@ -2,7 +2,7 @@
 # bouncelab: make targets for the common steps. Each one calls run.sh or a
 # script under kernels/, guest/, tests/; the scripts do the work.
 
-.PHONY: all deps kernels guest test test-helpers test-build test-patches test-boot help
+.PHONY: all deps kernels guest test test-helpers test-build test-patches test-boot test-guest test-compare help
 
 all: kernels
 
@@ -18,8 +18,8 @@ kernels: deps
 guest: deps
 	./run.sh guest
 
-# The full suite: installs what it needs and builds the kernels first.
-test: kernels
+# The full suite: installs what it needs, builds the kernels and the guest.
+test: kernels guest
 	tests/run-all.sh
 
 test-helpers:
@@ -33,3 +33,9 @@ test-patches: kernels
 
 test-boot: kernels
 	tests/run-all.sh boot
+
+test-guest: kernels guest
+	tests/run-all.sh guest
+
+test-compare: kernels guest
+	tests/run-all.sh compare

@@ -18,10 +18,13 @@ usage: ./run.sh COMMAND [ARGS...]
 commands:
   deps                  install the Debian packages the lab needs (idempotent)
   build [VARIANT...]    build the guest kernels (default: all variants)
-  guest                 build the guest programs (busybox, static fio, helpers)
+  guest                 build the guest initramfs (busybox, static fio, helpers)
   boot-test [VARIANT...]
                         boot each kernel in QEMU with a busybox initramfs and
                         check it reaches /init with highmem and sane /proc
+  compare [OPTIONS]     the benchmark: build what is missing, boot the matrix
+                        (bench/matrix), analyse; see 'bench/compare --help'
+  report RUN-ID         redo the analysis and plots of a run in results/
   variants              list the kernel variants and their patch stacks
   test                  run the test suite (same as 'make test')
   help                  this text
@@ -56,6 +59,49 @@ cmd_boot_test()
 	"$BL_ROOT/tests/boot-test.sh" "$@"
 }
 
+# Kernels the compare arguments need: --variants, else the matrix's.
+compare_kernels()
+{
+	local quick=default v=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--quick) quick=quick ;;
+		--variants) v=${2:-} ;;
+		esac
+		shift
+	done
+	[ -n "$v" ] || v=$(awk -v s=$quick '$1 == s && $2 == "variants" { $1 = $2 = ""; print }' \
+		"$BL_ROOT/bench/matrix")
+	printf '%s\n' ${v//,/ } | sort -u
+}
+
+cmd_compare()
+{
+	local kernels run rc=0
+	mapfile -t kernels < <(compare_kernels "$@")
+	bl_check_variants "${kernels[@]}"
+	cmd_deps
+	"$BL_ROOT/kernels/build" "${kernels[@]}"
+	"$BL_ROOT/guest/build"
+	run=$("$BL_ROOT/bench/compare" "$@") || rc=$?
+	[ -n "$run" ] && [ -d "$run" ] || exit $rc
+	if [ -x "$BL_ROOT/bench/analyze" ]; then
+		"$BL_ROOT/bench/analyze" "$run" ||
+			bl_log "analysis failed; the raw results are intact"
+	fi
+	bl_log "results: $run"
+	exit $rc
+}
+
+cmd_report()
+{
+	[ $# = 1 ] || bl_die "usage: ./run.sh report RUN-ID"
+	local run=$BL_ROOT/results/$1
+	[ -d "$run" ] || run=$1
+	[ -d "$run" ] || bl_die "no run '$1' in results/"
+	"$BL_ROOT/bench/analyze" "$run"
+}
+
 cmd_variants()
 {
 	local v
@@ -76,7 +122,8 @@ main()
 	boot-test)	cmd_boot_test "$@" ;;
 	variants)	cmd_variants "$@" ;;
 	test)		exec make -C "$BL_ROOT" test ;;
-	compare)	bl_die "'compare' is not written yet (the benchmark matrix is the next step); 'build' and 'boot-test' work today" ;;
+	compare)	cmd_compare "$@" ;;
+	report)		cmd_report "$@" ;;
 	help|-h|--help)	usage ;;
 	'')		usage >&2; exit 2 ;;
 	*)		echo "bouncelab: unknown command '$cmd'" >&2

@@ -14,8 +14,10 @@ declare -A SUITES=(
 	[build]="$BL_ROOT/tests/build-test.sh"
 	[patches]="$BL_ROOT/tests/patches-test.sh"
 	[boot]="$BL_ROOT/tests/boot-test.sh"
+	[guest]="$BL_ROOT/tests/guest-test.sh"
+	[compare]="$BL_ROOT/tests/compare-test.sh"
 )
-ORDER=(helpers build patches boot)
+ORDER=(helpers build patches boot guest compare)
 
 pass=0 fail=0 failed_suites=''
 [ $# -gt 0 ] && ORDER=("$@")

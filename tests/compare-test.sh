@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ./run.sh compare end to end and its failure paths:
+#   - `./run.sh compare --quick` completes; its bounce summary shows the
+#     bounce path exercised in pre-fixed on usb-pio and never in pre or post;
+#   - an A/A run (--variants pre,pre) keeps the two sides apart;
+#   - a kernel that panics, a guest that hangs: killed within the bound,
+#     marked failed with their serial logs, non-zero exit;
+#   - one failed boot among good ones: the good ones' results are all kept;
+#   - an unknown variant, a job file fio rejects, a reused run id: refused
+#     before any boot, with a clear message;
+#   - Ctrl-C: the run is left consistent and marked incomplete.
+# Kernels and the guest must be built (make test does both first).
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+TAG=test-$(date +%Y%m%d-%H%M%S)-$$
+RESULTS=$BL_ROOT/results
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+# Small, fast boots for the failure paths.
+SMALL=(--disks virtio --pressure none --reps 1 --jobs smoke-randread)
+
+boots_col()
+{
+	awk -F'\t' -v c="$2" 'NR > 1 { print $c }' "$1/boots.tsv"
+}
+
+test_quick()
+{
+	local id=$TAG-quick run=$RESULTS/$TAG-quick rc=0 n
+	"$BL_ROOT/run.sh" compare --quick --run-id "$id" >"$WORK/quick.out" 2>&1 || rc=$?
+	if [ $rc != 0 ]; then
+		t_fail "compare --quick completes" "exit $rc" "$(tail -n 15 "$WORK/quick.out")"
+		return
+	fi
+	n=$(boots_col "$run" 6 | grep -c '^ok$')
+	t_ok "compare --quick completes: $n boots ok, $(grep -o 'wall time [0-9m]*[0-9]*s' "$WORK/quick.out")"
+	[ ! -e "$run/INCOMPLETE" ] && grep -q '"status": "complete"' "$run/meta.json" &&
+		t_ok "quick run marked complete in meta.json" ||
+		t_fail "quick run marked complete in meta.json"
+	grep -Eq '^  pre-fixed usb-pio +[1-9][0-9]*  <- bounce path exercised' "$WORK/quick.out" &&
+		t_ok "summary: bounces counted in pre-fixed on usb-pio ($(grep -o 'pre-fixed usb-pio *[0-9]*' "$WORK/quick.out" | awk '{ print $3 }'))" ||
+		t_fail "summary: bounces counted in pre-fixed on usb-pio" "$(grep -A8 'bounced bios' "$WORK/quick.out")"
+	grep -Eq '^  pre (usb-pio|virtio) +0$' "$WORK/quick.out" &&
+		! grep -Eq '^  pre (usb-pio|virtio) +[1-9]' "$WORK/quick.out" &&
+		t_ok "summary: 0 bounces in every pre boot" ||
+		t_fail "summary: 0 bounces in every pre boot" "$(grep -A8 'bounced bios' "$WORK/quick.out")"
+	grep -Eq '^  post virtio +0 \(no bounce code in this kernel\)$' "$WORK/quick.out" &&
+		grep -Eq '^  post usb-pio +not measured: disk usb absent: usb-storage refused the probe' "$WORK/quick.out" &&
+		t_ok "summary: post has no bounce code and refuses the PIO-HCD usb disk" ||
+		t_fail "summary: post has no bounce code and refuses the PIO-HCD usb disk" "$(grep -A8 'bounced bios' "$WORK/quick.out")"
+	if [ -x "$BL_ROOT/bench/analyze" ]; then
+		[ -s "$run/summary.csv" ] && [ -s "$run/report.md" ] &&
+			t_ok "quick run analysed: summary.csv and report.md" ||
+			t_fail "quick run analysed: summary.csv and report.md"
+	fi
+}
+
+test_aa()
+{
+	local run=$RESULTS/$TAG-aa rc=0
+	"$BL_ROOT/bench/compare" --variants pre,pre "${SMALL[@]}" --run-id "$TAG-aa" \
+		>"$WORK/aa.out" 2>&1 || rc=$?
+	if [ $rc = 0 ] && [ "$(boots_col "$run" 2 | tr '\n' ' ')" = "pre pre.2 " ] &&
+	   [ -s "$run/boots/001-pre-virtio-none-r1/guest/jobs/01-virtio-smoke-randread/fio.json" ] &&
+	   [ -s "$run/boots/002-pre.2-virtio-none-r1/guest/jobs/01-virtio-smoke-randread/fio.json" ]; then
+		t_ok "A/A run: pre and pre.2 kept apart, both measured"
+	else
+		t_fail "A/A run: pre and pre.2 kept apart, both measured" "exit $rc" "$(tail -n 5 "$WORK/aa.out")"
+	fi
+}
+
+# expect_failed_run NAME EXIT STATUS_PATTERN ARGS...: every boot failed so.
+expect_failed_run()
+{
+	local name=$1 want=$2 pattern=$3 run=$RESULTS/$TAG-$1 rc=0 log
+	shift 3
+	"$BL_ROOT/bench/compare" "${SMALL[@]}" --run-id "$TAG-$name" "$@" \
+		>"$WORK/$name.out" 2>&1 || rc=$?
+	log=$(ls "$run"/boots/*/serial.log 2>/dev/null | head -n 1)
+	if [ $rc = "$want" ] && boots_col "$run" 6 | grep -q "^failed: $pattern" &&
+	   [ -s "$log" ] && grep -q 'failed boots (folders and serial logs kept)' "$WORK/$name.out"; then
+		t_ok "$name: exit $rc, boot marked '$(boots_col "$run" 6 | head -n 1 | cut -c1-50)', serial log kept"
+	else
+		t_fail "$name: exit $want, boot failed with '$pattern', serial log kept" \
+			"exit $rc" "$(tail -n 6 "$WORK/$name.out")"
+	fi
+}
+
+test_failures()
+{
+	expect_failed_run panic 1 "kernel panic" --variants pre --kernel-args "rdinit=/no-such-init"
+	expect_failed_run hang 1 "guest killed after the 30s bound" --variants pre \
+		--guest-sleep 600 --timeout 30
+}
+
+test_partial()
+{
+	local run=$RESULTS/$TAG-partial rc=0
+	BL_COMPARE_FAIL_BOOT=1 "$BL_ROOT/bench/compare" --variants pre,post "${SMALL[@]}" \
+		--run-id "$TAG-partial" >"$WORK/partial.out" 2>&1 || rc=$?
+	if [ $rc = 3 ] && [ "$(boots_col "$run" 6 | head -n 1 | cut -c1-7)" = failed: ] &&
+	   [ "$(boots_col "$run" 6 | sed -n 2p)" = ok ] &&
+	   [ -s "$run/boots/002-post-virtio-none-r1/guest/jobs/01-virtio-smoke-randread/fio.json" ]; then
+		t_ok "one failed boot: exit 3, the other boot's results kept"
+	else
+		t_fail "one failed boot: exit 3, the other boot's results kept" "exit $rc" \
+			"$(cat "$run/boots.tsv" 2>/dev/null)"
+	fi
+}
+
+# expect_refused NAME PATTERN ARGS...: refused before any boot.
+expect_refused()
+{
+	local name=$1 pattern=$2 rc=0
+	shift 2
+	"$@" >"$WORK/$name.out" 2>&1 || rc=$?
+	if [ $rc != 0 ] && grep -q -- "$pattern" "$WORK/$name.out" &&
+	   ! grep -q 'boot 1/' "$WORK/$name.out"; then
+		t_ok "$name refused before booting (exit $rc)"
+	else
+		t_fail "$name refused before booting" "exit $rc" "$(tail -n 5 "$WORK/$name.out")"
+	fi
+}
+
+test_refusals()
+{
+	printf '[bad]\nfilename=${BL_DISK}\nrw=randsideways\n' >"$WORK/bad.fio"
+	expect_refused "unknown variant" "unknown variant 'nosuch'" \
+		"$BL_ROOT/run.sh" compare --variants pre,nosuch
+	expect_refused "job file fio rejects" "fio rejects job file .*bad.fio" \
+		"$BL_ROOT/bench/compare" "${SMALL[@]}" --jobs-dir "$WORK" --jobs bad
+	expect_refused "reused run id" "a run never overwrites another" \
+		"$BL_ROOT/bench/compare" "${SMALL[@]}" --run-id "$TAG-aa"
+}
+
+test_interrupt()
+{
+	local run=$RESULTS/$TAG-int pid rc=0 i
+	# Job control on: a background job of a script otherwise ignores SIGINT.
+	set -m
+	"$BL_ROOT/bench/compare" --variants pre,pre-fixed,post "${SMALL[@]}" \
+		--run-id "$TAG-int" >"$WORK/int.out" 2>&1 &
+	pid=$!
+	set +m
+	# interrupt while the second boot is running
+	for i in $(seq 1 600); do
+		[ -e "$run/boots/002-pre-fixed-virtio-none-r1.out" ] && break
+		sleep 0.2
+	done
+	sleep 2
+	kill -INT $pid
+	wait $pid || rc=$?
+	if [ $rc = 130 ] && [ -f "$run/INCOMPLETE" ] &&
+	   grep -q '"status": "interrupted"' "$run/meta.json" &&
+	   [ "$(boots_col "$run" 6 | head -n 1)" = ok ] &&
+	   ! pgrep -f "qemu-system-i386.*$TAG-int" >/dev/null; then
+		t_ok "Ctrl-C: exit 130, run marked incomplete, finished boot kept, no QEMU left"
+	else
+		t_fail "Ctrl-C: exit 130, run marked incomplete, finished boot kept, no QEMU left" \
+			"exit $rc" "$(cat "$run/INCOMPLETE" 2>/dev/null)" "$(tail -n 4 "$WORK/int.out")"
+		pkill -f "qemu-system-i386.*$TAG-int"
+	fi
+}
+
+[ -n "${BL_SKIP_QUICK:-}" ] || test_quick
+test_aa
+test_failures
+test_partial
+test_refusals
+test_interrupt
+t_summary

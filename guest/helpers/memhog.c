@@ -43,7 +43,8 @@ static void usage(void)
 		"usage: memhog -m MIB [-t SECONDS] [-p PERIOD_MS] [-f FILE -c MIB]\n"
 		"  -m  MiB of anonymous memory to hold\n"
 		"  -t  exit after this many seconds (default 0: until SIGTERM/SIGINT)\n"
-		"  -p  re-touch period in milliseconds (default 1000)\n"
+		"  -p  re-touch period in milliseconds (default 1000; 0: never,\n"
+		"      hold only, so memhog uses no CPU while a benchmark runs)\n"
 		"  -f  also write -c MiB to FILE and re-read it every period;\n"
 		"      FILE is removed on a clean exit\n");
 }
@@ -142,6 +143,9 @@ static int wait_until(const sigset_t *set, int64_t deadline)
 		left = deadline - now_ns();
 		if (left < 0)
 			left = 0;
+		/* wake up hourly: keeps tv_sec in range of a 32-bit time_t */
+		if (left > 3600 * NSEC_PER_SEC)
+			left = 3600 * NSEC_PER_SEC;
 		ts.tv_sec = left / NSEC_PER_SEC;
 		ts.tv_nsec = left % NSEC_PER_SEC;
 		if (sigtimedwait(set, NULL, &ts) >= 0)
@@ -207,7 +211,7 @@ int main(int argc, char **argv)
 			secs = parse_num(optarg, "time", 0, 100000000);
 			break;
 		case 'p':
-			period = parse_num(optarg, "period", 1, 86400000);
+			period = parse_num(optarg, "period", 0, 86400000);
 			break;
 		case 'f':
 			h.file = optarg;
@@ -255,7 +259,7 @@ int main(int argc, char **argv)
 	if (secs)
 		end = next + secs * NSEC_PER_SEC;
 	for (;;) {
-		next += period * NSEC_PER_MSEC;
+		next = period ? next + period * NSEC_PER_MSEC : INT64_MAX;
 		deadline = end && end < next ? end : next;
 		if (wait_until(&set, deadline) || (end && now_ns() >= end))
 			break;

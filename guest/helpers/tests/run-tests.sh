@@ -407,6 +407,25 @@ t_mh_stays()
 	return 1
 }
 
+# -p 0: hold without re-touching, so memhog burns no CPU beside fio. Its
+# CPU time must not grow while it holds, and SIGTERM still stops it.
+t_mh_hold_only()
+{
+	local t1 t2
+
+	mh_start -m 8 -p 0 || return 1
+	t1=$(awk '{ print $14 + $15 }' "/proc/$MH_PID/stat")
+	sleep 0.5
+	t2=$(awk '{ print $14 + $15 }' "/proc/$MH_PID/stat")
+	[ "$(status_kb "$MH_PID" RssAnon)" -ge 8192 ] ||
+		{ echo "RssAnon below 8192kB"; mh_stop TERM; return 1; }
+	mh_stop TERM || return 1
+	expect "exit status" "$MH_RC" 0 || return 1
+	[ "$t2" -le $((t1 + 1)) ] && return 0
+	echo "CPU ticks grew from $t1 to $t2 while holding"
+	return 1
+}
+
 t_mh_sigterm()
 {
 	mh_start -m 4 -p 50 || return 1
@@ -453,7 +472,7 @@ t_mh_bad_args()
 	bad_args "$MEMHOG" -m 0 || rc=1
 	bad_args "$MEMHOG" -m abc || rc=1
 	bad_args "$MEMHOG" -m -4 || rc=1
-	bad_args "$MEMHOG" -m 4 -p 0 || rc=1
+	bad_args "$MEMHOG" -m 4 -p -1 || rc=1
 	bad_args "$MEMHOG" -m 4 -t x || rc=1
 	bad_args "$MEMHOG" -m 4 -c 2 || rc=1
 	bad_args "$MEMHOG" -m 4 -f "$TMP/x" || rc=1
@@ -508,6 +527,7 @@ for t in \
 	"memhog prints its holding line:t_mh_line" \
 	"memhog resident memory grows by the held 8 MiB:t_mh_rss" \
 	"memhog pages stay resident:t_mh_stays" \
+	"memhog -p 0 holds without CPU, stops on SIGTERM:t_mh_hold_only" \
 	"memhog SIGTERM: exit 0:t_mh_sigterm" \
 	"memhog SIGINT (background job): exit 0:t_mh_sigint" \
 	"memhog -t exits 0 on time:t_mh_timeout" \

@@ -2,7 +2,7 @@
 # bouncelab: make targets for the common steps. Each one calls run.sh or a
 # script under kernels/, guest/, tests/; the scripts do the work.
 
-.PHONY: all deps kernels guest test test-helpers test-build test-patches test-boot test-guest test-compare help
+.PHONY: all deps kernels guest test test-helpers test-analysis test-build test-patches test-boot test-guest test-compare help
 
 all: kernels
 
@@ -24,6 +24,9 @@ test: kernels guest
 
 test-helpers:
 	tests/run-all.sh helpers
+
+test-analysis:
+	tests/run-all.sh analysis
 
 test-build: kernels
 	tests/run-all.sh build

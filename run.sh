@@ -36,7 +36,7 @@ EOF
 
 cmd_deps()
 {
-	bl_deps_install $BL_DEPS_KERNEL $BL_DEPS_BOOT $BL_DEPS_GUEST
+	bl_deps_install $BL_DEPS_KERNEL $BL_DEPS_BOOT $BL_DEPS_GUEST $BL_DEPS_ANALYSIS
 }
 
 cmd_build()
@@ -99,6 +99,7 @@ cmd_report()
 	local run=$BL_ROOT/results/$1
 	[ -d "$run" ] || run=$1
 	[ -d "$run" ] || bl_die "no run '$1' in results/"
+	bl_deps_install $BL_DEPS_ANALYSIS
 	"$BL_ROOT/bench/analyze" "$run"
 }
 

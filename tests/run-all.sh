@@ -11,13 +11,14 @@ set -uo pipefail
 
 declare -A SUITES=(
 	[helpers]="make -s -C $BL_ROOT/guest/helpers test"
+	[analysis]="$BL_ROOT/tests/analysis-test.sh"
 	[build]="$BL_ROOT/tests/build-test.sh"
 	[patches]="$BL_ROOT/tests/patches-test.sh"
 	[boot]="$BL_ROOT/tests/boot-test.sh"
 	[guest]="$BL_ROOT/tests/guest-test.sh"
 	[compare]="$BL_ROOT/tests/compare-test.sh"
 )
-ORDER=(helpers build patches boot guest compare)
+ORDER=(helpers analysis build patches boot guest compare)
 
 pass=0 fail=0 failed_suites=''
 [ $# -gt 0 ] && ORDER=("$@")

@@ -1,0 +1,10 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bouncelab analysis: a run folder in, tidy tables, verdicts, plots and a
+report out.
+
+  rawfiles  parse the files the guest and the runner write
+  tidy      a run -> tidy DataFrame, job table, exclusions, summary.csv
+  stats     bootstrap ratio CIs and verdicts for every pair of variants
+  plots     data files for plots/*.gp and the gnuplot calls
+  report    report.md and the short console summary
+"""

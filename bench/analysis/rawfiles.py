@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Parsers for the files a run holds (boots.tsv, meta.json) and the files
+the guest writes per boot and per job (bench/guest-run, guest/init).
+
+Every parser returns None (or an empty mapping) for a file that is missing
+or unreadable, so the caller decides what "absent" means; none of them
+turns a missing value into 0.
+"""
+import json
+import os
+import re
+
+import pandas as pd
+
+BOOT_COLUMNS = ["boot", "variant", "disk", "pressure", "rep", "status",
+                "seconds", "dir"]
+
+
+def read_text(path):
+    """The stripped content of a small text file, None when missing."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def read_boots(path):
+    """boots.tsv as a DataFrame (every column a string but boot and rep)."""
+    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    missing = [c for c in BOOT_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {', '.join(missing)}")
+    for col in ("boot", "rep"):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
+    return df
+
+
+def read_matrix(path):
+    """matrix.tsv (the runner's planned boots: boot variant kernel disk
+    pressure rep) as a DataFrame, or None when there is none."""
+    try:
+        df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    except (OSError, ValueError, pd.errors.EmptyDataError):
+        return None
+    if "boot" not in df.columns:
+        return None
+    for col in ("boot", "rep"):
+        if col in df.columns:
+            df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
+    return df
+
+
+def read_json(path):
+    """A JSON object, or {} when the file is missing or broken."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def read_fio(path):
+    """fio --output-format=json, or None.
+
+    fio may print notes ahead of the JSON in its output file: parse from the
+    first '{'.
+    """
+    text = read_text(path)
+    if not text or "{" not in text:
+        return None
+    try:
+        return json.loads(text[text.index("{"):])
+    except ValueError:
+        return None
+
+
+def read_keyvalues(path):
+    """/proc/vmstat: "name value" lines -> {name: int}."""
+    text = read_text(path)
+    out = {}
+    for line in (text or "").splitlines():
+        parts = line.split()
+        if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+def read_meminfo(path):
+    """/proc/meminfo -> {field: kB}."""
+    text = read_text(path)
+    out = {}
+    for line in (text or "").splitlines():
+        m = re.match(r"([^:]+):\s+(\d+)", line)
+        if m:
+            out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def read_psi(path):
+    """/proc/pressure/memory -> {"some_total": us, "full_total": us, ...}."""
+    text = read_text(path)
+    out = {}
+    for line in (text or "").splitlines():
+        parts = line.split()
+        if not parts or parts[0] not in ("some", "full"):
+            continue
+        for field in parts[1:]:
+            key, _, val = field.partition("=")
+            try:
+                out[f"{parts[0]}_{key}"] = float(val)
+            except ValueError:
+                pass
+    return out
+
+
+def read_bounces(path):
+    """The job's bounces file: an int, "absent" (no tracepoint), or None."""
+    text = read_text(path)
+    if text is None or text == "":
+        return None
+    if text == "absent":
+        return "absent"
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+_HIST_ENTRY = re.compile(r"^\{\s*dev:\s*(\d+)\s*\}\s*hitcount:\s*(\d+)"
+                         r"(?:\s+nr_sector:\s*(\d+))?")
+
+
+def read_bounce_hist(path):
+    """A hist trigger's output -> {"hits", "sectors", "dropped", "devs"}.
+
+    Hits and sectors are summed over every device the trigger saw (the job's
+    disk is the only one doing I/O while it runs). None when missing.
+    """
+    text = read_text(path)
+    if text is None:
+        return None
+    hits = sectors = 0
+    devs = []
+    total_hits = dropped = None
+    for line in text.splitlines():
+        m = _HIST_ENTRY.match(line.strip())
+        if m:
+            devs.append(int(m.group(1)))
+            hits += int(m.group(2))
+            sectors += int(m.group(3) or 0)
+            continue
+        m = re.match(r"\s*(Hits|Dropped):\s*(\d+)", line)
+        if m and m.group(1) == "Hits":
+            total_hits = int(m.group(2))
+        elif m:
+            dropped = int(m.group(2))
+    if total_hits is None and not devs:
+        return None
+    return {"hits": total_hits if total_hits is not None else hits,
+            "sectors": sectors, "dropped": dropped or 0, "devs": devs}
+
+
+def read_labmon(path):
+    """labmon.csv as a DataFrame; an empty cell stays NaN (not exposed)."""
+    try:
+        df = pd.read_csv(path)
+    except (OSError, ValueError, pd.errors.EmptyDataError):
+        return None
+    return df
+
+
+def read_disks(path):
+    """guest/disks.txt -> {"usb": "/dev/sda" or "absent", ...}."""
+    out = {}
+    for line in (read_text(path) or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            out[parts[0]] = parts[1]
+    return out
+
+
+def read_clocksource(dmesg_path):
+    """The clocksource the guest kernel ended on, from its dmesg."""
+    last = None
+    for line in (read_text(dmesg_path) or "").splitlines():
+        m = re.search(r"Switched to clocksource (\S+)", line)
+        if m:
+            last = m.group(1)
+    return last
+
+
+def read_uptime(path):
+    text = read_text(path)
+    try:
+        return float(text.split()[0]) if text else None
+    except ValueError:
+        return None
+
+
+def fio_directions(fio):
+    """Per direction that moved data: summed throughput and latency stats.
+
+    With several fio job entries IOPS/bandwidth/bytes add up and the mean
+    latency is weighted by sample count; percentiles cannot be merged, so
+    they are kept only when a single entry carries them. Times stay in ns.
+    """
+    jobs = (fio or {}).get("jobs") or []
+    out = {}
+    for d in ("read", "write"):
+        parts = [j.get(d) or {} for j in jobs]
+        ios = sum(p.get("total_ios", 0) or 0 for p in parts)
+        if ios <= 0:
+            continue
+        clats = [p.get("clat_ns") or {} for p in parts]
+        n = sum(c.get("N", 0) or 0 for c in clats)
+        rec = {
+            "ios": ios,
+            "iops": sum(float(p.get("iops", 0) or 0) for p in parts),
+            "bw_bytes": sum(float(p.get("bw_bytes", 0) or 0) for p in parts),
+            "io_bytes": sum(int(p.get("io_bytes", 0) or 0) for p in parts),
+            "clat_mean_ns": (sum(c.get("mean", 0) * c.get("N", 0)
+                                 for c in clats) / n) if n else None,
+            "percentiles": None,
+        }
+        with_pct = [c for c in clats if c.get("N") and c.get("percentile")]
+        if len(jobs) == 1 and with_pct:
+            rec["percentiles"] = {float(k): float(v)
+                                  for k, v in with_pct[0]["percentile"].items()}
+        out[d] = rec
+    return out
+
+
+def fio_cpu(fio):
+    """usr/sys CPU % (mean over job entries) and context switches (sum)."""
+    jobs = (fio or {}).get("jobs") or []
+    if not jobs:
+        return {}
+    out = {}
+    for key in ("usr_cpu", "sys_cpu"):
+        vals = [float(j[key]) for j in jobs if key in j]
+        if vals:
+            out[key] = sum(vals) / len(vals)
+    ctx = [int(j["ctx"]) for j in jobs if "ctx" in j]
+    if ctx:
+        out["ctx"] = sum(ctx)
+    return out
+
+
+def listdir(path):
+    try:
+        return sorted(os.listdir(path))
+    except OSError:
+        return []

@@ -1,0 +1,357 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A raw run folder -> tidy tables.
+
+  tidy         one row per (variant, disk, job, pressure, rep, boot, metric)
+  jobs         one row per job folder, measured or not, with its state and
+               whether bounces could be counted on its kernel
+  percentiles  fio clat percentile curves (for the latency plots)
+  excluded     failed boots, skipped and failed jobs: listed, never dropped
+               silently
+
+A metric the kernel does not expose gets no row at all, never a 0.
+"""
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as M
+from . import rawfiles as R
+
+TIDY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot",
+                "metric", "value", "unit"]
+KEY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot"]
+EXCLUDED_COLUMNS = ["kind", "boot", "variant", "disk", "pressure", "rep",
+                    "job", "reason", "dir"]
+GIB = 1 << 30
+SECTOR = 512
+
+
+class RunError(Exception):
+    """The folder is not a usable run (missing, empty, no boots.tsv)."""
+
+
+@dataclass
+class Run:
+    path: str
+    meta: dict
+    boots: pd.DataFrame
+    jobs: pd.DataFrame
+    tidy: pd.DataFrame
+    percentiles: pd.DataFrame
+    excluded: pd.DataFrame
+    warnings: list = field(default_factory=list)
+    matrix: object = None       # matrix.tsv of the runner, when there is one
+
+    @property
+    def run_id(self):
+        return os.path.basename(os.path.normpath(self.path))
+
+
+def _kernel_info(build):
+    """What identifies the kernel a boot ran: two labels with the same
+    bzImage hash are the same kernel (an A/A pair)."""
+    return {
+        "base_variant": build.get("variant"),
+        "stacks": build.get("stacks"),
+        "kernel_release": build.get("kernel_release"),
+        "source_version": build.get("source_version"),
+        "kernel_id": build.get("bzimage_sha256") or build.get("build_key"),
+    }
+
+
+def _job_disk(device, boot_disk, cmdline):
+    """The disk label of a job: usb jobs carry the usb mode of their boot
+    (usb-pio: lab knob on, usb-dma: off); virtio is the control."""
+    if device != "usb":
+        return device
+    if boot_disk.startswith("usb-"):
+        return boot_disk
+    return "usb-pio" if "lab_pio_hcd=1" in (cmdline or "") else "usb-dma"
+
+
+def _job_name(jobdir_name, what):
+    """(device, job) from the "what" file ("usb smoke-randread.fio"), else
+    from the folder name NN-DEVICE-JOB."""
+    parts = (what or "").split()
+    if len(parts) >= 2:
+        job = parts[1]
+        return parts[0], job[:-4] if job.endswith(".fio") else job
+    bits = jobdir_name.split("-", 2)
+    if len(bits) == 3:
+        return bits[1], bits[2]
+    return "unknown", jobdir_name
+
+
+def _delta(before, after, keys):
+    """Sum of after-before over the keys both snapshots have; None if none."""
+    common = [k for k in keys if k in before and k in after]
+    if not common:
+        return None
+    return sum(after[k] - before[k] for k in common)
+
+
+def job_metrics(jdir):
+    """Metrics of one measured job folder.
+
+    Returns (rows, info, curves): rows is [(metric, value)], info has the
+    bounce tracepoint state, curves is [(direction, percentile, clat_us)].
+    """
+    rows, curves = [], []
+    fio = R.read_fio(os.path.join(jdir, "fio.json"))
+    dirs = R.fio_directions(fio)
+    moved = 0
+    for d, rec in dirs.items():
+        moved += rec["io_bytes"]
+        rows.append((f"{d}_iops", rec["iops"]))
+        rows.append((f"{d}_bw", rec["bw_bytes"]))
+        if rec["clat_mean_ns"] is not None:
+            rows.append((f"{d}_clat_mean_us", rec["clat_mean_ns"] / 1000.0))
+        pct = rec["percentiles"] or {}
+        for name, key in M.PERCENTILE_KEYS.items():
+            if float(key) in pct:
+                rows.append((f"{d}_clat_{name}_us", pct[float(key)] / 1000.0))
+        curves += [(d, p, v / 1000.0) for p, v in sorted(pct.items())]
+    cpu = R.fio_cpu(fio)
+    for key, metric in (("usr_cpu", "cpu_usr_pct"), ("sys_cpu", "cpu_sys_pct"),
+                        ("ctx", "ctx_switches")):
+        if key in cpu:
+            rows.append((metric, cpu[key]))
+
+    # Bounces: "absent" means the kernel has no block_bio_bounce tracepoint
+    # (the bounce code is gone): no row, but the job says why.
+    bounces = R.read_bounces(os.path.join(jdir, "bounces"))
+    hist = R.read_bounce_hist(os.path.join(jdir, "bounce-hist.txt"))
+    info = {"bounce_trace": "missing", "bounces": np.nan,
+            "hist_dropped": np.nan}
+    if bounces == "absent":
+        info["bounce_trace"] = "absent"
+    elif isinstance(bounces, int):
+        info["bounce_trace"] = "counted"
+        info["bounces"] = bounces
+        rows.append(("bounces", bounces))
+        if hist is not None:
+            info["hist_dropped"] = hist["dropped"]
+            if moved > 0:
+                rows.append(("bounced_bytes_per_gib",
+                             hist["sectors"] * SECTOR / moved * GIB))
+
+    mon = R.read_labmon(os.path.join(jdir, "labmon.csv"))
+    if mon is not None and len(mon):
+        for col, metric, fn in (("Bounce", "bounce_peak_kb", "max"),
+                                ("LowFree", "lowfree_min_kb", "min")):
+            if col in mon and mon[col].notna().any():
+                rows.append((metric, float(getattr(mon[col].dropna(), fn)())))
+
+    vm0 = R.read_keyvalues(os.path.join(jdir, "before", "vmstat"))
+    vm1 = R.read_keyvalues(os.path.join(jdir, "after", "vmstat"))
+    stalls = _delta(vm0, vm1, sorted(k for k in vm1 if k.startswith("allocstall_")))
+    if stalls is not None:
+        rows.append(("allocstall", stalls))
+    scan = _delta(vm0, vm1, ["pgscan_kswapd", "pgscan_direct"])
+    if scan is not None:
+        rows.append(("pgscan", scan))
+    psi0 = R.read_psi(os.path.join(jdir, "before", "pressure-memory"))
+    psi1 = R.read_psi(os.path.join(jdir, "after", "pressure-memory"))
+    for line in ("some", "full"):
+        d = _delta(psi0, psi1, [f"{line}_total"])
+        if d is not None:
+            rows.append((f"psi_{line}_us", d))
+
+    info["start_s"] = R.read_uptime(os.path.join(jdir, "start-uptime"))
+    info["end_s"] = R.read_uptime(os.path.join(jdir, "end-uptime"))
+    return rows, info, curves
+
+
+def _job_state(jdir):
+    """("ok"|"skipped"|"failed", reason) of a job folder."""
+    skipped = R.read_text(os.path.join(jdir, "skipped"))
+    if skipped is not None:
+        return "skipped", skipped or "skipped (no reason given)"
+    rc = R.read_text(os.path.join(jdir, "fio.rc"))
+    if rc is None:
+        return "failed", "no fio.rc: the job did not finish"
+    if rc != "0":
+        err = (R.read_text(os.path.join(jdir, "fio.stderr")) or "").splitlines()
+        return "failed", f"fio exited {rc}" + (f": {err[0]}" if err else "")
+    if R.read_fio(os.path.join(jdir, "fio.json")) is None:
+        return "failed", "fio.json missing or not JSON"
+    return "ok", ""
+
+
+def load_run(path):
+    """Read a run folder. Raises RunError when there is nothing to read."""
+    if not os.path.isdir(path):
+        raise RunError(f"{path}: no such run folder")
+    tsv = os.path.join(path, "boots.tsv")
+    if not os.path.isfile(tsv):
+        raise RunError(f"{path}: no boots.tsv (empty or unfinished run?)")
+    boots = R.read_boots(tsv)
+    if boots.empty:
+        raise RunError(f"{tsv}: no boots listed")
+    meta = R.read_json(os.path.join(path, "meta.json"))
+    matrix = R.read_matrix(os.path.join(path, "matrix.tsv"))
+
+    tidy, jobs, curves, excluded, warnings = [], [], [], [], []
+    kernels = []
+    for b in boots.itertuples(index=False):
+        key = {"variant": b.variant, "pressure": b.pressure,
+               "rep": b.rep, "boot": b.boot}
+        bdir = os.path.join(path, b.dir) if b.dir else ""
+        build = R.read_json(os.path.join(bdir, "build-info.json")) if bdir else {}
+        kinfo = _kernel_info(build)
+        kernels.append(kinfo)
+        bad = None
+        if b.status != "ok":
+            bad = b.status or "failed: no status"
+        elif not bdir or not os.path.isdir(bdir):
+            bad = "boot folder missing"
+        elif not os.path.isdir(os.path.join(bdir, "guest", "jobs")):
+            bad = "the guest wrote no job results"
+        if bad:
+            excluded.append(dict(kind="failed boot", disk=b.disk, job="",
+                                 reason=bad, dir=b.dir, **key))
+            continue
+
+        gdir = os.path.join(bdir, "guest")
+        cmdline = R.read_text(os.path.join(gdir, "cmdline.txt"))
+        clock = R.read_clocksource(os.path.join(gdir, "dmesg.txt"))
+        for name in R.listdir(os.path.join(gdir, "jobs")):
+            jdir = os.path.join(gdir, "jobs", name)
+            if not os.path.isdir(jdir):
+                continue
+            device, job = _job_name(name, R.read_text(os.path.join(jdir, "what")))
+            disk = _job_disk(device, b.disk, cmdline)
+            state, reason = _job_state(jdir)
+            rel = os.path.relpath(jdir, path)
+            jrow = dict(device=device, disk=disk, job=job, state=state,
+                        reason=reason, dir=rel, clocksource=clock,
+                        bounce_trace="", bounces=np.nan, hist_dropped=np.nan,
+                        start_s=np.nan, end_s=np.nan, **key, **kinfo)
+            if state != "ok":
+                excluded.append(dict(kind=f"{state} job", disk=disk, job=job,
+                                     reason=reason, dir=rel, **key))
+                jobs.append(jrow)
+                continue
+            rows, info, curve = job_metrics(jdir)
+            jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
+            jobs.append(jrow)
+            if info["hist_dropped"] and info["hist_dropped"] > 0:
+                warnings.append(f"{rel}: the bounce hist dropped "
+                                f"{info['hist_dropped']} events; counts are low")
+            base = dict(disk=disk, job=job, **key)
+            tidy += [dict(metric=m, value=float(v), unit=M.unit(m), **base)
+                     for m, v in rows]
+            curves += [dict(direction=d, percentile=p, clat_us=v, **base)
+                       for d, p, v in curve]
+
+    # Boots the runner planned (matrix.tsv) that never reached boots.tsv:
+    # an interrupted run. Listed, like every other gap.
+    if matrix is not None:
+        done = set(boots["boot"].dropna().astype(int))
+        for m in matrix.itertuples(index=False):
+            if pd.notna(m.boot) and int(m.boot) not in done:
+                excluded.append(dict(kind="boot not run", boot=m.boot,
+                                     variant=getattr(m, "variant", ""),
+                                     disk=getattr(m, "disk", ""),
+                                     pressure=getattr(m, "pressure", ""),
+                                     rep=getattr(m, "rep", pd.NA), job="",
+                                     reason="planned in matrix.tsv, not in boots.tsv",
+                                     dir=""))
+    incomplete = R.read_text(os.path.join(path, "INCOMPLETE"))
+    if incomplete is not None:
+        warnings.append(f"the run is incomplete (INCOMPLETE: {incomplete or 'no reason'})")
+
+    by_clock = {}
+    for j in jobs:
+        if j["clocksource"]:
+            by_clock.setdefault(j["clocksource"], set()).add(int(j["boot"]))
+    if len(by_clock) > 1:
+        warnings.append(
+            "boots ended on different clocksources (" + "; ".join(
+                f"{c}: boot {', '.join(map(str, sorted(b)))}"
+                for c, b in sorted(by_clock.items())) +
+            "): their fio timings are not measured alike, and throughput "
+            "may shift too (fio reads the clock around every I/O, and what "
+            "a clock read costs under emulation depends on the clocksource)")
+    clocks = set(by_clock)
+    coarse = sorted(c for c in clocks if "jiffies" in c)
+    if coarse:
+        warnings.append(
+            f"the guest clocksource was {', '.join(coarse)}: fio latencies "
+            "are quantised to the timer tick, so latency percentiles cannot "
+            "show sub-tick differences")
+
+    boots = boots.assign(**{k: [kinfo[k] for kinfo in kernels]
+                            for k in _kernel_info({})})
+    tidy_df = pd.DataFrame(tidy, columns=TIDY_COLUMNS)
+    jobs_df = pd.DataFrame(jobs)
+    curves_df = pd.DataFrame(curves, columns=KEY_COLUMNS +
+                             ["direction", "percentile", "clat_us"])
+    excl_df = pd.DataFrame(excluded, columns=EXCLUDED_COLUMNS)
+    return Run(path=path, meta=meta, boots=boots, jobs=jobs_df, tidy=tidy_df,
+               percentiles=curves_df, excluded=excl_df, warnings=warnings,
+               matrix=matrix)
+
+
+def exclusions(run):
+    """Failed boots, skipped jobs and failed jobs, one row each."""
+    return run.excluded.copy()
+
+
+def write_summary(run, path):
+    """The tidy table as summary.csv."""
+    df = run.tidy.copy()
+    df["_order"] = df["metric"].map(M.order)
+    df = df.sort_values(["disk", "job", "pressure", "_order", "variant",
+                         "rep", "boot"], kind="stable")
+    df[TIDY_COLUMNS].to_csv(path, index=False)
+
+
+def kernel_title(run):
+    """"Linux 6.12.118 (Debian 6.12.118-1~deb12u1)" for plot titles."""
+    rel = sorted({str(k) for k in run.boots["kernel_release"].dropna()})
+    src = run.meta.get("kernel_source_version")
+    srcs = [str(src)] if src else sorted(
+        {str(k) for k in run.boots["source_version"].dropna()})
+    text = "Linux " + ("/".join(rel) if rel else "(unknown release)")
+    return text + (f" (Debian {'/'.join(srcs)})" if srcs else "")
+
+
+def variant_kernels(run):
+    """label -> kernel id (bzImage hash or build key), for A/A detection.
+
+    Each boot's build-info.json decides; a label none of whose boots has
+    one falls back on the runner's matrix.tsv "kernel" column (pre.2 ->
+    pre) or a {"variants": {label: variant}} map in meta.json.
+    """
+    out = {}
+    for b in run.boots.itertuples(index=False):
+        if isinstance(b.kernel_id, str) and b.kernel_id:
+            out.setdefault(b.variant, b.kernel_id)
+    m = run.matrix
+    if m is not None and {"variant", "kernel"} <= set(m.columns):
+        for label, kernel in zip(m["variant"], m["kernel"]):
+            if label not in out and kernel:
+                out[label] = "variant:" + kernel
+    mapping = run.meta.get("variants")
+    if isinstance(mapping, dict):
+        for label, base in mapping.items():
+            if isinstance(base, str) and label not in out:
+                out[label] = "variant:" + base
+    return out
+
+
+def base_variant(run, label):
+    """The kernel variant a label boots (build-info "variant", else the
+    matrix.tsv "kernel" column)."""
+    rows = run.boots[run.boots["variant"] == label]["base_variant"].dropna()
+    if len(rows):
+        return str(rows.iloc[0])
+    m = run.matrix
+    if m is not None and {"variant", "kernel"} <= set(m.columns):
+        hit = m[m["variant"] == label]["kernel"]
+        if len(hit) and hit.iloc[0]:
+            return str(hit.iloc[0])
+    return label

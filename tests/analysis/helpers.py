@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared by the analysis tests: paths, and synthetic runs built from the
+real fixture folders (values scaled, counters rewritten, nothing else)."""
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+FIXTURE_RUN = os.path.join(HERE, "fixtures", "sample-run")
+ANALYZE = os.path.join(ROOT, "bench", "analyze")
+_BOOTS = os.path.join(FIXTURE_RUN, "boots")
+# Job templates: a usb random-read job and a virtio write+verify job
+# (both from the pre-fixed boot: their counters are all exposed).
+TEMPLATES = {
+    "usb": os.path.join(_BOOTS, "002-pre-fixed-usb-pio-none-r1", "guest", "jobs",
+                        "02-usb-smoke-randread"),
+    "virtio": os.path.join(_BOOTS, "002-pre-fixed-usb-pio-none-r1", "guest", "jobs",
+                           "03-virtio-smoke-randwrite-verify"),
+}
+# The kernel each variant boots (build-info.json of the fixture boots).
+BUILD_INFO = {
+    "pre": os.path.join(_BOOTS, "001-pre-usb-pio-none-r1", "build-info.json"),
+    "pre-fixed": os.path.join(_BOOTS, "002-pre-fixed-usb-pio-none-r1", "build-info.json"),
+    "post": os.path.join(_BOOTS, "003-post-usb-pio-none-r1", "build-info.json"),
+}
+BOUNCE_COLUMNS = ("Bounce", "nr_bounce", "bounce_hits")
+
+
+def fixture_job_dirs():
+    """Every job folder of the fixture run (relative to the run)."""
+    out = []
+    for boot in sorted(os.listdir(_BOOTS)):
+        jobs = os.path.join(_BOOTS, boot, "guest", "jobs")
+        if os.path.isdir(jobs):
+            out += [os.path.join("boots", boot, "guest", "jobs", j)
+                    for j in sorted(os.listdir(jobs))]
+    return out
+
+
+def read_json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write_text(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def blank_labmon_columns(path, columns):
+    """Empty the given labmon columns in every row (the kernel does not
+    expose them)."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    head = lines[0].split(",")
+    idx = [head.index(c) for c in columns if c in head]
+    out = [lines[0]]
+    for line in lines[1:]:
+        cells = line.split(",")
+        for i in idx:
+            cells[i] = ""
+        out.append(",".join(cells))
+    write_text(path, "\n".join(out) + "\n")
+
+
+def _scale_fio(path, scale):
+    """Throughput times scale, latency divided by it."""
+    fio = read_json(path)
+    for job in fio["jobs"]:
+        for d in ("read", "write"):
+            part = job[d]
+            if not part["total_ios"]:
+                continue
+            part["iops"] *= scale
+            part["bw_bytes"] = int(part["bw_bytes"] * scale)
+            clat = part["clat_ns"]
+            clat["mean"] /= scale
+            clat["percentile"] = {k: int(v / scale) for k, v in clat["percentile"].items()}
+    write_text(path, json.dumps(fio, indent=1) + "\n")
+
+
+def make_job(dst, device, scale=1.0, bounces=None, fio_rc=0, skipped=None):
+    """A job folder from the template of its device.
+
+    bounces: None keeps the template's, an int rewrites the count and the
+    hist (8 sectors a bio), "absent" makes it a post-series kernel.
+    """
+    shutil.copytree(TEMPLATES[device], dst)
+    if skipped is not None:
+        for name in os.listdir(dst):
+            if name != "what":
+                p = os.path.join(dst, name)
+                shutil.rmtree(p) if os.path.isdir(p) else os.remove(p)
+        write_text(os.path.join(dst, "skipped"), skipped + "\n")
+        return
+    _scale_fio(os.path.join(dst, "fio.json"), scale)
+    write_text(os.path.join(dst, "fio.rc"), f"{fio_rc}\n")
+    if bounces == "absent":
+        write_text(os.path.join(dst, "bounces"), "absent\n")
+        os.remove(os.path.join(dst, "bounce-hist.txt"))
+        blank_labmon_columns(os.path.join(dst, "labmon.csv"), BOUNCE_COLUMNS)
+    elif bounces is not None:
+        write_text(os.path.join(dst, "bounces"), f"{bounces}\n")
+        entry = (f"{{ dev:    8388608 }} hitcount: {bounces:10d}  nr_sector: {8 * bounces:10d}\n\n"
+                 if bounces else "\n")
+        write_text(os.path.join(dst, "bounce-hist.txt"),
+                   "# event histogram\n#\n\n" + entry +
+                   f"Totals:\n    Hits: {bounces}\n    Entries: {1 if bounces else 0}\n"
+                   "    Dropped: 0\n")
+
+
+def make_run(root, boots):
+    """Write a run folder. boots: dicts with variant, kernel (a BUILD_INFO
+    key, default the variant), disk, pressure, rep, status (default ok) and
+    jobs: [dict(device, job, scale, bounces, fio_rc, skipped)]."""
+    os.makedirs(root, exist_ok=True)
+    rows = ["boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir"]
+    for n, b in enumerate(boots, 1):
+        status = b.get("status", "ok")
+        bdir = f"boots/{n:03d}-{b['variant']}-{b['disk']}-{b['pressure']}-r{b['rep']}"
+        path = os.path.join(root, bdir)
+        os.makedirs(path)
+        shutil.copy(BUILD_INFO[b.get("kernel", b["variant"])],
+                    os.path.join(path, "build-info.json"))
+        write_text(os.path.join(path, "status"), status + "\n")
+        rows.append("\t".join(map(str, [n, b["variant"], b["disk"], b["pressure"],
+                                        b["rep"], status, 40, bdir])))
+        if status != "ok":
+            continue
+        g = os.path.join(path, "guest")
+        pio = b["disk"] == "usb-pio"
+        write_text(os.path.join(g, "cmdline.txt"),
+                   "console=ttyS0 panic=-1 " + ("usb_storage.lab_pio_hcd=1 " if pio else "") + "\n")
+        write_text(os.path.join(g, "status"), "ok\n")
+        for i, j in enumerate(b["jobs"], 1):
+            name = f"{i:02d}-{j['device']}-{j.get('job', 'synthetic')}"
+            make_job(os.path.join(g, "jobs", name), j["device"], j.get("scale", 1.0),
+                     j.get("bounces"), j.get("fio_rc", 0), j.get("skipped"))
+            write_text(os.path.join(g, "jobs", name, "what"),
+                       f"{j['device']} {j.get('job', 'synthetic')}.fio\n")
+    write_text(os.path.join(root, "boots.tsv"), "\n".join(rows) + "\n")
+    return root
+
+
+def ab_run(root, variants, reps, effect, sigma=0.03, seed=1, disk="usb-dma",
+           bounces=None, kernels=None):
+    """Interleaved boots (A B C A B C ...) of one usb job; variant i has its
+    throughput scaled by effect[i] times lognormal noise. Bounces default
+    to "absent" on the post kernel and 0 elsewhere."""
+    rng = np.random.default_rng(seed)
+    boots = []
+    for rep in range(1, reps + 1):
+        for i, v in enumerate(variants):
+            kernel = (kernels or {}).get(v, v)
+            count = (bounces or {}).get(v, "absent" if kernel == "post" else 0)
+            boots.append(dict(
+                variant=v, kernel=kernel, disk=disk, pressure="none", rep=rep,
+                jobs=[dict(device="usb", job="synthetic",
+                           scale=effect[i] * float(rng.lognormal(0, sigma)),
+                           bounces=count)]))
+    return make_run(root, boots)

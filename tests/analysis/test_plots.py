@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+"""plots.py and plots/*.gp: every figure is a real PNG of the size asked
+for, with an SVG beside it; each script also works on its own."""
+import os
+import struct
+import subprocess
+import tempfile
+import unittest
+
+import helpers as H
+from analysis import plots, stats, tidy
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(path):
+    """(width, height) from the PNG signature and IHDR chunk."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if len(head) < 24 or head[:8] != PNG_SIGNATURE or head[12:16] != b"IHDR":
+        raise ValueError(f"{path}: not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+# No skip without gnuplot: a missing plotter is a failure (tests/analysis-test.sh
+# installs gnuplot-nox).
+class Figures(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.data = tidy.load_run(H.FIXTURE_RUN)
+        cls.verdicts = stats.verdicts(cls.data, n_boot=200)
+        cls.out = os.path.join(cls.tmp.name, "plots")
+        cls.p = plots.make_plots(cls.data, cls.verdicts, cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_no_errors(self):
+        self.assertEqual(self.p.errors, [])
+
+    def test_every_kind_made(self):
+        kinds = {f["kind"] for f in self.p.figures}
+        self.assertEqual(kinds, set(plots.SIZES))
+
+    def test_png_sizes(self):
+        for f in self.p.figures:
+            with self.subTest(figure=f["name"]):
+                self.assertGreater(os.path.getsize(f["png"]), 1000)
+                w, h = png_size(f["png"])
+                base_w, base_h = plots.SIZES[f["kind"]]
+                self.assertEqual((w, h), (f["width"], f["height"]))
+                self.assertEqual(h, base_h)
+                self.assertGreaterEqual(w, base_w)
+
+    def test_fixed_size_kinds(self):
+        for f in self.p.figures:
+            if f["kind"] in ("memory-timeline", "latency-percentiles"):
+                self.assertEqual(png_size(f["png"]), plots.SIZES[f["kind"]])
+
+    def test_svg(self):
+        for f in self.p.figures:
+            with self.subTest(figure=f["name"]):
+                with open(f["svg"], encoding="utf-8") as fh:
+                    self.assertIn("<svg", fh.read(2000))
+
+    def test_one_timeline_per_measured_job_cell(self):
+        ok = self.data.jobs[self.data.jobs["state"] == "ok"]
+        cells = ok.groupby(["variant", "disk", "job", "pressure"]).ngroups
+        n = sum(f["kind"] == "memory-timeline" for f in self.p.figures)
+        self.assertEqual(n, cells)
+
+    def test_data_files_kept(self):
+        for f in self.p.figures:
+            self.assertTrue(os.path.isfile(os.path.join(self.out, "data", f["name"] + ".dat")))
+
+
+class StandaloneScript(unittest.TestCase):
+    def test_percentiles_script_alone(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            data = os.path.join(tmp, "d.dat")
+            out = os.path.join(tmp, "o.png")
+            H.write_text(data, '"a"\n50 0.30103 10\n99 2 30\n\n\n"b"\n50 0.30103 12\n99 2 40\n')
+            w, h = 640, 400
+            subprocess.run(
+                ["gnuplot", "-e", f"datafile='{data}'; outfile='{out}'; nblocks=2; "
+                 f"title='t'; width={w}; height={h}",
+                 os.path.join(plots.GP_DIR, "latency-percentiles.gp")],
+                check=True, capture_output=True)
+            self.assertEqual(png_size(out), (w, h))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tidy.py on the real fixture run: every value is checked against what the
+fixture files themselves say (read here with json/csv, not the parsers)."""
+import csv
+import os
+import re
+import tempfile
+import unittest
+
+import helpers as H
+from analysis import rawfiles, tidy
+
+GIB = 1 << 30
+
+
+def _file(rel, *parts):
+    return os.path.join(H.FIXTURE_RUN, rel, *parts)
+
+
+def _text(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().strip()
+
+
+def _kv(path):
+    out = {}
+    for line in _text(path).splitlines():
+        k, v = line.split()
+        out[k] = int(v)
+    return out
+
+
+def _labmon(path):
+    with open(path, encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _psi_total(path, line):
+    for ln in _text(path).splitlines():
+        if ln.startswith(line + " "):
+            return int(re.search(r"total=(\d+)", ln).group(1))
+    return None
+
+
+def expected_metrics(rel):
+    """The metrics of one fixture job, computed straight from its files."""
+    fio = H.read_json(_file(rel, "fio.json"))["jobs"][0]
+    exp = {}
+    moved = 0
+    for d in ("read", "write"):
+        part = fio[d]
+        if not part["total_ios"]:
+            continue
+        moved += part["io_bytes"]
+        exp[f"{d}_iops"] = part["iops"]
+        exp[f"{d}_bw"] = part["bw_bytes"]
+        exp[f"{d}_clat_mean_us"] = part["clat_ns"]["mean"] / 1000
+        pct = part["clat_ns"]["percentile"]
+        exp[f"{d}_clat_p50_us"] = pct["50.000000"] / 1000
+        exp[f"{d}_clat_p99_us"] = pct["99.000000"] / 1000
+        exp[f"{d}_clat_p99.9_us"] = pct["99.900000"] / 1000
+    exp["cpu_usr_pct"] = fio["usr_cpu"]
+    exp["cpu_sys_pct"] = fio["sys_cpu"]
+    exp["ctx_switches"] = fio["ctx"]
+    bounces = _text(_file(rel, "bounces"))
+    if bounces != "absent":
+        exp["bounces"] = int(bounces)
+        sectors = sum(int(m) for m in re.findall(r"nr_sector:\s*(\d+)",
+                                                 _text(_file(rel, "bounce-hist.txt"))))
+        exp["bounced_bytes_per_gib"] = sectors * 512 / moved * GIB
+    rows = _labmon(_file(rel, "labmon.csv"))
+    bounce = [float(r["Bounce"]) for r in rows if r["Bounce"] != ""]
+    if bounce:
+        exp["bounce_peak_kb"] = max(bounce)
+    low = [float(r["LowFree"]) for r in rows if r["LowFree"] != ""]
+    if low:
+        exp["lowfree_min_kb"] = min(low)
+    vm0, vm1 = _kv(_file(rel, "before", "vmstat")), _kv(_file(rel, "after", "vmstat"))
+    exp["allocstall"] = sum(vm1[k] - vm0[k] for k in vm1 if k.startswith("allocstall_"))
+    exp["pgscan"] = sum(vm1[k] - vm0[k] for k in ("pgscan_kswapd", "pgscan_direct"))
+    for line in ("some", "full"):
+        exp[f"psi_{line}_us"] = (_psi_total(_file(rel, "after", "pressure-memory"), line) -
+                                 _psi_total(_file(rel, "before", "pressure-memory"), line))
+    return exp
+
+
+class FixtureRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.data = tidy.load_run(H.FIXTURE_RUN)
+        cls.jobs = cls.data.jobs.set_index("dir")
+
+    def rows(self, rel):
+        """The tidy rows of one job folder as {metric: value}."""
+        j = self.jobs.loc[rel]
+        t = self.data.tidy
+        sel = t[(t["boot"] == j["boot"]) & (t["disk"] == j["disk"]) & (t["job"] == j["job"])]
+        self.assertEqual(len(sel), sel["metric"].nunique(), "one row per metric")
+        return dict(zip(sel["metric"], sel["value"]))
+
+    def test_columns(self):
+        self.assertEqual(list(self.data.tidy.columns), tidy.TIDY_COLUMNS)
+
+    def test_every_measured_job_exact(self):
+        measured = [rel for rel in H.fixture_job_dirs()
+                    if not os.path.exists(_file(rel, "skipped"))]
+        self.assertTrue(measured)
+        for rel in measured:
+            with self.subTest(job=rel):
+                got = self.rows(rel)
+                exp = expected_metrics(rel)
+                self.assertEqual(set(got), set(exp))
+                for m, v in exp.items():
+                    self.assertAlmostEqual(got[m], v, delta=abs(v) * 1e-12, msg=m)
+
+    def test_keys_from_boots_tsv(self):
+        with open(os.path.join(H.FIXTURE_RUN, "boots.tsv"), encoding="utf-8") as f:
+            boots = {r["dir"]: r for r in csv.DictReader(f, delimiter="\t")}
+        for rel in H.fixture_job_dirs():
+            j = self.jobs.loc[rel]
+            b = boots[os.path.join(*rel.split(os.sep)[:2])]
+            what = _text(_file(rel, "what")).split()
+            with self.subTest(job=rel):
+                self.assertEqual(j["variant"], b["variant"])
+                self.assertEqual(j["pressure"], b["pressure"])
+                self.assertEqual(int(j["rep"]), int(b["rep"]))
+                self.assertEqual(j["job"], what[1][:-len(".fio")])
+                # usb jobs carry the boot's usb mode, virtio is the control
+                self.assertEqual(j["disk"], b["disk"] if what[0] == "usb" else "virtio")
+
+    def test_units(self):
+        t = self.data.tidy
+        self.assertEqual(set(t[t["metric"].str.contains("clat")]["unit"]), {"µs"})
+        self.assertEqual(set(t[t["metric"].str.endswith("_bw")]["unit"]), {"B/s"})
+
+    def test_absent_tracepoint_gives_no_bounce_row(self):
+        absent = [rel for rel in H.fixture_job_dirs()
+                  if os.path.exists(_file(rel, "bounces")) and
+                  _text(_file(rel, "bounces")) == "absent"]
+        self.assertTrue(absent, "the fixture has post-series jobs")
+        for rel in absent:
+            got = self.rows(rel)
+            with self.subTest(job=rel):
+                self.assertNotIn("bounces", got)
+                self.assertNotIn("bounced_bytes_per_gib", got)
+                self.assertEqual(self.jobs.loc[rel]["bounce_trace"], "absent")
+
+    def test_empty_labmon_cell_is_missing_not_zero(self):
+        # post kernels: labmon leaves Bounce empty, though /proc/meminfo has
+        # a hard-wired "Bounce: 0 kB"; the analysis must not turn it into 0
+        for rel in H.fixture_job_dirs():
+            if not os.path.exists(_file(rel, "labmon.csv")):
+                continue
+            rows = _labmon(_file(rel, "labmon.csv"))
+            if all(r["Bounce"] == "" for r in rows):
+                meminfo = rawfiles.read_meminfo(_file(rel, "after", "meminfo"))
+                self.assertEqual(meminfo.get("Bounce"), 0)
+                self.assertNotIn("bounce_peak_kb", self.rows(rel))
+
+    def test_blank_column_drops_metric(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            job = os.path.join(tmp, "job")
+            H.make_job(job, "usb")
+            rows, _, _ = tidy.job_metrics(job)
+            self.assertIn("lowfree_min_kb", dict(rows))
+            H.blank_labmon_columns(os.path.join(job, "labmon.csv"), ["LowFree"])
+            rows, _, _ = tidy.job_metrics(job)
+            self.assertNotIn("lowfree_min_kb", dict(rows))
+            self.assertIn("bounce_peak_kb", dict(rows))
+
+    def test_missing_vmstat_keys_drop_metric(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            job = os.path.join(tmp, "job")
+            H.make_job(job, "usb")
+            for snap in ("before", "after"):
+                p = os.path.join(job, snap, "vmstat")
+                keep = [ln for ln in _text(p).splitlines() if not ln.startswith("allocstall_")]
+                H.write_text(p, "\n".join(keep) + "\n")
+            got = dict(tidy.job_metrics(job)[0])
+            self.assertNotIn("allocstall", got)
+            self.assertIn("pgscan", got)
+
+    def test_failed_boot_and_skipped_job_listed(self):
+        ex = tidy.exclusions(self.data)
+        with open(os.path.join(H.FIXTURE_RUN, "boots.tsv"), encoding="utf-8") as f:
+            failed = [r for r in csv.DictReader(f, delimiter="\t") if r["status"] != "ok"]
+        self.assertTrue(failed)
+        for b in failed:
+            row = ex[(ex["kind"] == "failed boot") & (ex["boot"] == int(b["boot"]))]
+            self.assertEqual(len(row), 1)
+            self.assertEqual(row["reason"].iloc[0], b["status"])
+            self.assertFalse((self.data.tidy["boot"] == int(b["boot"])).any())
+        skipped = [rel for rel in H.fixture_job_dirs() if os.path.exists(_file(rel, "skipped"))]
+        self.assertTrue(skipped)
+        for rel in skipped:
+            row = ex[ex["dir"] == rel]
+            self.assertEqual(list(row["kind"]), ["skipped job"])
+            self.assertEqual(row["reason"].iloc[0], _text(_file(rel, "skipped")))
+
+    def test_failed_fio_job_listed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = H.make_run(os.path.join(tmp, "run"), [dict(
+                variant="pre", disk="usb-dma", pressure="none", rep=1,
+                jobs=[dict(device="usb", fio_rc=1), dict(device="virtio")])])
+            r = tidy.load_run(run)
+            ex = tidy.exclusions(r)
+            self.assertEqual(list(ex["kind"]), ["failed job"])
+            self.assertIn("fio exited 1", ex["reason"].iloc[0])
+            self.assertEqual(set(r.tidy["disk"]), {"virtio"})
+
+    def test_summary_csv(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "summary.csv")
+            tidy.write_summary(self.data, path)
+            with open(path, encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual(list(rows[0]), tidy.TIDY_COLUMNS)
+            self.assertEqual(len(rows), len(self.data.tidy))
+
+    def test_kernel_title_from_build_info(self):
+        info = H.read_json(H.BUILD_INFO["pre"])
+        title = tidy.kernel_title(self.data)
+        self.assertIn(info["kernel_release"], title)
+        self.assertIn(info["source_version"], title)
+
+    def test_coarse_clocksource_warned(self):
+        clocks = {rawfiles.read_clocksource(os.path.join(H.FIXTURE_RUN, rel.split("/guest/")[0],
+                                                         "guest", "dmesg.txt"))
+                  for rel in H.fixture_job_dirs()}
+        if any("jiffies" in c for c in clocks if c):
+            self.assertTrue(any("jiffies" in w for w in self.data.warnings))
+        if len(clocks - {None}) > 1:
+            self.assertTrue(any("different clocksources" in w for w in self.data.warnings))
+
+
+class InterruptedRun(unittest.TestCase):
+    def test_planned_boots_not_run_are_listed(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = H.make_run(os.path.join(tmp, "run"), [dict(
+                variant="pre", disk="usb-pio", pressure="none", rep=1,
+                jobs=[dict(device="usb")])])
+            planned = [("1", "pre", "pre", "usb-pio", "none", "1"),
+                       ("2", "pre.2", "pre", "usb-pio", "none", "1")]
+            H.write_text(os.path.join(d, "matrix.tsv"),
+                         "boot\tvariant\tkernel\tdisk\tpressure\trep\n" +
+                         "".join("\t".join(p) + "\n" for p in planned))
+            reason = "interrupted after 1 of 2 boots"
+            H.write_text(os.path.join(d, "INCOMPLETE"), reason + "\n")
+            r = tidy.load_run(d)
+            ex = tidy.exclusions(r)
+            self.assertEqual(list(ex["kind"]), ["boot not run"])
+            self.assertEqual(int(ex["boot"].iloc[0]), int(planned[1][0]))
+            self.assertEqual(ex["variant"].iloc[0], planned[1][1])
+            self.assertTrue(any(reason in w for w in r.warnings))
+            # the label's kernel comes from matrix.tsv when no boot ran it
+            self.assertEqual(tidy.base_variant(r, planned[1][1]), planned[1][2])
+
+
+class NotARun(unittest.TestCase):
+    def test_missing_and_empty(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with self.assertRaises(tidy.RunError):
+                tidy.load_run(os.path.join(tmp, "nope"))
+            with self.assertRaises(tidy.RunError):
+                tidy.load_run(tmp)
+            H.write_text(os.path.join(tmp, "boots.tsv"),
+                         "boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir\n")
+            with self.assertRaises(tidy.RunError):
+                tidy.load_run(tmp)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -7,4 +7,6 @@ report out.
   stats     bootstrap ratio CIs and verdicts for every pair of variants
   plots     data files for plots/*.gp and the gnuplot calls
   report    report.md and the short console summary
+  history   regression tracking across runs: history.csv, changes between
+            consecutive runs, their plots and history.md (bench/history)
 """

@@ -64,8 +64,9 @@ def _gp_str(text):
 
 
 class Plotter:
-    def __init__(self, outdir, gp_dir=GP_DIR, gnuplot="gnuplot"):
+    def __init__(self, outdir, gp_dir=GP_DIR, gnuplot="gnuplot", sizes=None):
         self.outdir = outdir
+        self.sizes = sizes or SIZES
         self.datadir = os.path.join(outdir, "data")
         self.gp_dir = os.path.abspath(gp_dir)
         self.gnuplot = shutil.which(gnuplot)
@@ -74,8 +75,9 @@ class Plotter:
 
     def render(self, script, name, data, params, caption, group, width=None):
         """Write the data file, run gnuplot for PNG and SVG, record the
-        figure if its files exist. width overrides SIZES for figures that
-        grow with the number of bars."""
+        figure if its files exist. width overrides the size table (SIZES,
+        or the sizes given to the constructor) for figures that grow with
+        the number of bars."""
         os.makedirs(self.datadir, exist_ok=True)
         datafile = os.path.join(self.datadir, name + ".dat")
         with open(datafile, "w", encoding="utf-8") as f:
@@ -83,7 +85,7 @@ class Plotter:
         if not self.gnuplot:
             self.errors.append("gnuplot not found: no plots")
             return
-        base_w, height = SIZES[script]
+        base_w, height = self.sizes[script]
         width = max(base_w, int(width or 0))
         outs = {}
         for ext in ("png", "svg"):

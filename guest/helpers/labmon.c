@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "labutil.h"
+
 #define BUF_SIZE	(64 * 1024)
 #define CELL_SIZE	32
 #define PATH_SIZE	4096
 #define LINE_SIZE	2048
-#define NSEC_PER_MSEC	1000000LL
-#define NSEC_PER_SEC	1000000000LL
 
 enum src { MEMINFO, VMSTAT, PSI, HIST, NR_SRC };
 
@@ -95,24 +95,10 @@ static unsigned long parse_num(const char *s, const char *what,
 			       unsigned long max)
 {
 	unsigned long v;
-	char *end;
 
-	/* strtoul() would accept " 5", "+5" and wrap "-5" */
-	if (*s < '0' || *s > '9')
-		die_usage("invalid %s '%s'", what, s);
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v == 0 || v > max)
+	if (parse_ulong(s, 1, max, &v))
 		die_usage("invalid %s '%s'", what, s);
 	return v;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /*
@@ -313,48 +299,6 @@ static int emit_header(int fd)
 		len += snprintf(line + len, sizeof(line) - len, ",%s", cols[i].name);
 	line[len++] = '\n';
 	return write_all(fd, line, len);
-}
-
-/* Sleep until @deadline; return 1 if SIGTERM/SIGINT arrived meanwhile. */
-static int wait_until(const sigset_t *set, int64_t deadline)
-{
-	struct timespec ts;
-	int64_t left;
-
-	for (;;) {
-		left = deadline - now_ns();
-		if (left < 0)
-			left = 0;
-		ts.tv_sec = left / NSEC_PER_SEC;
-		ts.tv_nsec = left % NSEC_PER_SEC;
-		if (sigtimedwait(set, NULL, &ts) >= 0)
-			return 1;
-		if (errno != EINTR && now_ns() >= deadline)
-			return 0;
-	}
-}
-
-static void nop(int sig)
-{
-	(void)sig;
-}
-
-/*
- * Block the stop signals and take them with sigtimedwait(): a signal can
- * then never cut a line in half, and no wakeup is lost.  The handler
- * replaces a SIG_IGN inherited from a non-interactive shell's "&": POSIX
- * leaves it open whether a blocked but ignored signal is kept pending.
- */
-static void setup_signals(sigset_t *set)
-{
-	struct sigaction sa = { .sa_handler = nop };
-
-	sigemptyset(set);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGINT);
-	sigprocmask(SIG_BLOCK, set, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 }
 
 static void set_path(enum src s, const char *root, const char *rel)

@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "labutil.h"
+
 #define MIB		(1024 * 1024)
 #define CHUNK		(64 * 1024)
-#define NSEC_PER_MSEC	1000000LL
-#define NSEC_PER_SEC	1000000000LL
 
 struct hog {
 	volatile unsigned char *mem;
@@ -67,24 +67,10 @@ static unsigned long parse_num(const char *s, const char *what,
 			       unsigned long min, unsigned long max)
 {
 	unsigned long v;
-	char *end;
 
-	/* strtoul() would accept " 5", "+5" and wrap "-5" */
-	if (*s < '0' || *s > '9')
-		die_usage("invalid %s '%s'", what, s);
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
+	if (parse_ulong(s, min, max, &v))
 		die_usage("invalid %s '%s'", what, s);
 	return v;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /* A new value each round, so every pass is a real store to every page. */
@@ -131,51 +117,6 @@ static int reread_file(struct hog *h)
 			break;	/* someone truncated it; hold what is left */
 	}
 	return 0;
-}
-
-/* Sleep until @deadline; return 1 if SIGTERM/SIGINT arrived meanwhile. */
-static int wait_until(const sigset_t *set, int64_t deadline)
-{
-	struct timespec ts;
-	int64_t left;
-
-	for (;;) {
-		left = deadline - now_ns();
-		if (left < 0)
-			left = 0;
-		/* wake up hourly: keeps tv_sec in range of a 32-bit time_t */
-		if (left > 3600 * NSEC_PER_SEC)
-			left = 3600 * NSEC_PER_SEC;
-		ts.tv_sec = left / NSEC_PER_SEC;
-		ts.tv_nsec = left % NSEC_PER_SEC;
-		if (sigtimedwait(set, NULL, &ts) >= 0)
-			return 1;
-		if (errno != EINTR && now_ns() >= deadline)
-			return 0;
-	}
-}
-
-static void nop(int sig)
-{
-	(void)sig;
-}
-
-/*
- * Stop signals are blocked and taken with sigtimedwait(), so they are
- * acted on between passes only.  The handler replaces a SIG_IGN
- * inherited from a non-interactive shell's "&": POSIX leaves it open
- * whether a blocked but ignored signal is kept pending.
- */
-static void setup_signals(sigset_t *set)
-{
-	struct sigaction sa = { .sa_handler = nop };
-
-	sigemptyset(set);
-	sigaddset(set, SIGTERM);
-	sigaddset(set, SIGINT);
-	sigprocmask(SIG_BLOCK, set, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
 }
 
 static void open_file(struct hog *h)

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared by labmon and memhog, see labutil.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "labutil.h"
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+int parse_ulong(const char *s, unsigned long min, unsigned long max,
+		unsigned long *v)
+{
+	char *end;
+
+	/* strtoul() would accept " 5", "+5" and wrap "-5" */
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	if (errno || *end || *v < min || *v > max)
+		return -1;
+	return 0;
+}
+
+static void nop(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Stop signals are blocked and taken with sigtimedwait(), so a signal can
+ * never cut a line or a pass in half, and no wakeup is lost.  The handler
+ * replaces a SIG_IGN inherited from a non-interactive shell's "&": POSIX
+ * leaves it open whether a blocked but ignored signal is kept pending.
+ */
+void setup_signals(sigset_t *set)
+{
+	struct sigaction sa = { .sa_handler = nop };
+
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigprocmask(SIG_BLOCK, set, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+int wait_until(const sigset_t *set, int64_t deadline)
+{
+	struct timespec ts;
+	int64_t left;
+
+	for (;;) {
+		left = deadline - now_ns();
+		if (left < 0)
+			left = 0;
+		/* wake up hourly: keeps tv_sec in range of a 32-bit time_t */
+		if (left > 3600 * NSEC_PER_SEC)
+			left = 3600 * NSEC_PER_SEC;
+		ts.tv_sec = left / NSEC_PER_SEC;
+		ts.tv_nsec = left % NSEC_PER_SEC;
+		if (sigtimedwait(set, NULL, &ts) >= 0)
+			return 1;
+		if (errno != EINTR && now_ns() >= deadline)
+			return 0;
+	}
+}

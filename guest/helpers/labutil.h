@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pieces labmon and memhog share: a monotonic clock, number parsing, and
+ * stop signals (SIGTERM, SIGINT) that are only taken at chosen points.
+ */
+#ifndef LABUTIL_H
+#define LABUTIL_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#define NSEC_PER_MSEC	1000000LL
+#define NSEC_PER_SEC	1000000000LL
+
+int64_t now_ns(void);
+
+/* Parse a plain decimal in [min, max] into *v; -1 on anything else. */
+int parse_ulong(const char *s, unsigned long min, unsigned long max,
+		unsigned long *v);
+
+/* Block the stop signals; take them only in wait_until(). */
+void setup_signals(sigset_t *set);
+
+/* Sleep until @deadline (now_ns() time); 1 if a stop signal came. */
+int wait_until(const sigset_t *set, int64_t deadline);
+
+#endif

@@ -54,3 +54,19 @@ bl_pkg_version()
 	dpkg-query -W -f='${Status} ${Version}\n' "$1" 2>/dev/null |
 		awk '$3 == "installed" { print $4 }'
 }
+
+# Dies unless $1 is a statically linked 32-bit i386 ELF (a guest binary);
+# $2 names it in the message.
+bl_check_static_i386()
+{
+	local desc
+	desc=$(file -b "$1")
+	case $desc in
+	ELF\ 32-bit*Intel*80386*) ;;
+	*) bl_die "$2 is not a 32-bit i386 ELF: $desc" ;;
+	esac
+	case $desc in
+	*statically\ linked* | *static-pie\ linked*) ;;
+	*) bl_die "$2 is not statically linked: $desc" ;;
+	esac
+}

@@ -123,15 +123,7 @@ bin=$tmp/root/bin/busybox
 [ -f "$bin" ] || bl_die "no bin/busybox in $deb"
 
 step 4 "check and install into $OUTDIR"
-desc=$(file -b "$bin")
-case $desc in
-ELF\ 32-bit*Intel*80386*) ;;
-*) bl_die "busybox is not a 32-bit i386 ELF: $desc" ;;
-esac
-case $desc in
-*statically\ linked* | *static-pie\ linked*) ;;
-*) bl_die "busybox is not statically linked: $desc" ;;
-esac
+bl_check_static_i386 "$bin" busybox
 # Runs on the amd64 host too (IA32 emulation): a cheap sanity check.
 banner=$("$bin" 2>&1 | sed -n 1p) || true
 case $banner in
@@ -151,7 +143,7 @@ deb: $(basename "$deb")
 deb-sha256: $deb_sha
 banner: $banner
 applets: $("$bin" --list | wc -l)
-file: $desc
+file: $(file -b "$bin")
 size: $size
 fetched: $(date -u +%Y-%m-%dT%H:%M:%SZ)
 sha256: $sha

@@ -373,15 +373,7 @@ step 8 "strip, check and install into $OUTDIR"
 bin=$OUTDIR/fio.tmp
 strip -o "$bin" "$srcdir/fio" || bl_die "strip failed"
 chmod 0755 "$bin"
-desc=$(file -b "$bin")
-case $desc in
-ELF\ 32-bit*Intel*80386*) ;;
-*) bl_die "fio is not a 32-bit i386 ELF: $desc" ;;
-esac
-case $desc in
-*statically\ linked* | *static-pie\ linked*) ;;
-*) bl_die "fio is not statically linked: $desc" ;;
-esac
+bl_check_static_i386 "$bin" fio
 # An i386 static binary runs on an amd64 host kernel (IA32 emulation).
 fio_ver=$("$bin" --version 2>&1) || bl_die "fio --version failed on the host: $fio_ver"
 [ "$fio_ver" = "fio-$up_ver" ] ||
@@ -400,7 +392,7 @@ make: make -j2
 compiler: $(gcc -m32 --version | sed -n 1p)
 libc6-dev-i386: $(bl_pkg_version libc6-dev-i386)
 libaio-dev:i386: $(bl_pkg_version libaio-dev:i386)
-file: $desc
+file: $(file -b "$bin")
 size: $size
 unstripped: $srcdir/fio
 built: $(date -u +%Y-%m-%dT%H:%M:%SZ)

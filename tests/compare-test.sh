@@ -17,11 +17,13 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 TAG=test-$(date +%Y%m%d-%H%M%S)-$$
-RESULTS=$BL_ROOT/results
+# The tests' runs stay out of the user's results/ (and history).
+export BOUNCELAB_RESULTS=$BL_CACHE/test-results
+RESULTS=$BOUNCELAB_RESULTS
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # Small, fast boots for the failure paths.
-SMALL=(--disks virtio --pressure none --reps 1 --jobs smoke-randread)
+SMALL=(--disks virtio --pressure none --reps 1 --jobs smoke-randread --accel tcg)
 
 boots_col()
 {

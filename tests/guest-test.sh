@@ -101,6 +101,8 @@ row()
 	shift
 	if boot "$name" "$@"; then
 		t_ok "$name: guest ran its plan"
+		t_check "$name: clocksource is hpet" \
+			grep -qx hpet "$RUNS/$name/guest/clocksource.txt"
 		return 0
 	fi
 	t_fail "$name: guest ran its plan" "status: $(cat "$RUNS/$name/status" 2>/dev/null)" \

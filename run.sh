@@ -25,6 +25,8 @@ commands:
   compare [OPTIONS]     the benchmark: build what is missing, boot the matrix
                         (bench/matrix), analyse; see 'bench/compare --help'
   report RUN-ID         redo the analysis and plots of a run in results/
+  history [RUN-ID...]   add runs (default: every run in results/) to the
+                        history table results/history/ and plot it
   variants              list the kernel variants and their patch stacks
   test                  run the test suite (same as 'make test')
   help                  this text
@@ -90,6 +92,7 @@ cmd_compare()
 			bl_log "analysis failed; the raw results are intact"
 	fi
 	bl_log "results: $run"
+	bl_log "to track it over kernel versions: ./run.sh history $(basename "$run")"
 	exit $rc
 }
 
@@ -101,6 +104,23 @@ cmd_report()
 	[ -d "$run" ] || bl_die "no run '$1' in results/"
 	bl_deps_install $BL_DEPS_ANALYSIS
 	"$BL_ROOT/bench/analyze" "$run"
+}
+
+# With run ids: add those runs to the history; without: rebuild it from
+# every run in results/ (the test suite's runs excluded). Then plot.
+cmd_history()
+{
+	local ids=() id
+	bl_deps_install $BL_DEPS_ANALYSIS
+	for id in "$@"; do
+		[ -d "$BL_ROOT/results/$id" ] && ids+=("$BL_ROOT/results/$id") || ids+=("$id")
+	done
+	if [ ${#ids[@]} -gt 0 ]; then
+		"$BL_ROOT/bench/history" add "${ids[@]}"
+	else
+		"$BL_ROOT/bench/history" rebuild --exclude 'test-*'
+	fi
+	"$BL_ROOT/bench/history" plot
 }
 
 cmd_variants()
@@ -125,6 +145,7 @@ main()
 	test)		exec make -C "$BL_ROOT" test ;;
 	compare)	cmd_compare "$@" ;;
 	report)		cmd_report "$@" ;;
+	history)	cmd_history "$@" ;;
 	help|-h|--help)	usage ;;
 	'')		usage >&2; exit 2 ;;
 	*)		echo "bouncelab: unknown command '$cmd'" >&2

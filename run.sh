@@ -86,7 +86,11 @@ cmd_compare()
 	"$BL_ROOT/kernels/build" "${kernels[@]}"
 	"$BL_ROOT/guest/build"
 	run=$("$BL_ROOT/bench/compare" "$@") || rc=$?
-	[ -n "$run" ] && [ -d "$run" ] || exit $rc
+	if [ ! -d "$run" ]; then
+		# refused before a run folder existed: compare said why
+		[ $rc != 0 ] || bl_die "compare named no run folder ('$run')"
+		exit $rc
+	fi
 	if [ -x "$BL_ROOT/bench/analyze" ]; then
 		"$BL_ROOT/bench/analyze" "$run" ||
 			bl_log "analysis failed; the raw results are intact"

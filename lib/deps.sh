@@ -11,6 +11,27 @@ BL_DEPS_GUEST="gcc-multilib dpkg-dev file"
 # first), and gnuplot for the plots.
 BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy gnuplot-nox"
 
+# apt-get update, waiting (10 minutes at most) while another apt holds the
+# lists lock: DPkg::Lock::Timeout covers the dpkg lock, not that one.
+bl_apt_update()
+{
+	local try log
+	[ "$(id -u)" = 0 ] || bl_die "apt-get update needs root"
+	log=$(mktemp)
+	for try in $(seq 1 60); do
+		if apt-get -o DPkg::Lock::Timeout=600 -q update >"$log" 2>&1; then
+			rm -f "$log"
+			return 0
+		fi
+		grep 'Could not get lock' "$log" >/dev/null || break
+		[ "$try" = 1 ] && bl_log "apt lists are locked by another process; waiting"
+		sleep 10
+	done
+	cat "$log" >&2
+	rm -f "$log"
+	bl_die "apt-get update failed"
+}
+
 bl_deps_missing()
 {
 	local p
@@ -32,8 +53,7 @@ bl_deps_install()
 	[ "$(id -u)" = 0 ] ||
 		bl_die "missing Debian packages: $missing(run './run.sh deps' as root)"
 	bl_log "deps: installing $missing"
-	apt-get -o DPkg::Lock::Timeout=600 update -qq ||
-		bl_die "apt-get update failed"
+	bl_apt_update
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 \
 		install -y -qq --no-install-recommends $missing >/dev/null ||
 		bl_die "apt-get install failed for: $missing"

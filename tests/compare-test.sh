@@ -44,7 +44,7 @@ test_quick()
 		t_ok "quick run marked complete in meta.json" ||
 		t_fail "quick run marked complete in meta.json"
 	grep -Eq '^  pre-fixed usb-pio +[1-9][0-9]*  <- bounce path exercised' "$WORK/quick.out" &&
-		t_ok "summary: bounces counted in pre-fixed on usb-pio ($(grep -o 'pre-fixed usb-pio *[0-9]*' "$WORK/quick.out" | awk '{ print $3 }'))" ||
+		t_ok "summary: bounces counted in pre-fixed on usb-pio ($(grep -E '^  pre-fixed usb-pio +[0-9]+' "$WORK/quick.out" | awk '{ print $3 }'))" ||
 		t_fail "summary: bounces counted in pre-fixed on usb-pio" "$(grep -A8 'bounced bios' "$WORK/quick.out")"
 	grep -Eq '^  pre (usb-pio|virtio) +0$' "$WORK/quick.out" &&
 		! grep -Eq '^  pre (usb-pio|virtio) +[1-9]' "$WORK/quick.out" &&

@@ -25,6 +25,7 @@ set -euo pipefail
 SCRIPT=$(readlink -f "${BASH_SOURCE[0]}")
 # shellcheck source=../../lib/common.sh
 . "$(dirname "$SCRIPT")/../../lib/common.sh"
+. "$(dirname "$SCRIPT")/../../lib/deps.sh"
 
 OUTDIR=${1:-$BL_CACHE/guest/bin}
 PKG=busybox-static:i386
@@ -49,26 +50,6 @@ candidate()
 		awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'
 }
 
-# apt-get update, waiting for the lists lock if another apt holds it.
-apt_update()
-{
-	local try log
-	need_root "apt-get update"
-	log=$(mktemp)
-	for try in $(seq 1 60); do
-		if "${APT_GET[@]}" -q update >"$log" 2>&1; then
-			rm -f "$log"
-			return 0
-		fi
-		grep 'Could not get lock' "$log" >/dev/null || break
-		[ "$try" = 1 ] && bl_log "busybox: apt lists are locked by another process; waiting"
-		sleep 10
-	done
-	cat "$log" >&2
-	rm -f "$log"
-	bl_die "apt-get update failed"
-}
-
 start=$(bl_now)
 bl_need_cmd apt-get apt-cache dpkg-deb file sha256sum
 mkdir -p "$OUTDIR" "$BL_CACHE/guest"
@@ -86,7 +67,7 @@ if [ -z "$ver" ]; then
 		bl_log "busybox: added dpkg architecture i386"
 	fi
 	bl_log "busybox: running apt-get update"
-	apt_update
+	bl_apt_update
 	ver=$(candidate)
 	[ -n "$ver" ] || bl_die "apt has no candidate for $PKG"
 else

@@ -45,6 +45,7 @@ set -euo pipefail
 SCRIPT=$(readlink -f "${BASH_SOURCE[0]}")
 # shellcheck source=../../lib/common.sh
 . "$(dirname "$SCRIPT")/../../lib/common.sh"
+. "$(dirname "$SCRIPT")/../../lib/deps.sh"
 
 OUTDIR=${1:-$BL_CACHE/guest/bin}
 SRCROOT=$BL_CACHE/guest/src
@@ -206,27 +207,6 @@ ensure_i386()
 	return 0
 }
 
-# apt-get update, waiting for the lists lock if another apt holds it
-# (DPkg::Lock::Timeout covers the dpkg lock, not always the lists lock).
-apt_update()
-{
-	local try log
-	need_root "apt-get update"
-	log=$(mktemp)
-	for try in $(seq 1 60); do
-		if "${APT_GET[@]}" -q update >"$log" 2>&1; then
-			rm -f "$log"
-			return 0
-		fi
-		grep -q 'Could not get lock' "$log" || break
-		[ "$try" = 1 ] && bl_log "fio: apt lists are locked by another process; waiting"
-		sleep 10
-	done
-	cat "$log" >&2
-	rm -f "$log"
-	bl_die "apt-get update failed"
-}
-
 # Highest version of source package $1 that apt knows, empty if none.
 src_version()
 {
@@ -278,7 +258,7 @@ ensure_i386 && changed=1
 step 2 "apt package lists"
 if [ "$changed" = 1 ] || [ -z "$(src_version fio)" ] || ! have_candidate libaio-dev:i386; then
 	bl_log "fio: running apt-get update"
-	apt_update
+	bl_apt_update
 else
 	bl_log "fio: lists already have fio sources and i386 packages"
 fi

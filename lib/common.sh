@@ -39,6 +39,12 @@ bl_now()
 	date +%s
 }
 
+# Dies unless root; $1 says what needs it.
+bl_need_root()
+{
+	[ "$(id -u)" = 0 ] || bl_die "$1 needs root (run it as root once)"
+}
+
 bl_need_cmd()
 {
 	local c

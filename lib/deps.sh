@@ -16,7 +16,7 @@ BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy gnuplot-nox"
 bl_apt_update()
 {
 	local try log
-	[ "$(id -u)" = 0 ] || bl_die "apt-get update needs root"
+	bl_need_root "apt-get update"
 	log=$(mktemp)
 	for try in $(seq 1 60); do
 		if apt-get -o DPkg::Lock::Timeout=600 -q update >"$log" 2>&1; then

@@ -39,11 +39,6 @@ step()
 	bl_log "busybox [$n/$NSTEPS] $*"
 }
 
-need_root()
-{
-	[ "$(id -u)" = 0 ] || bl_die "$1 needs root (run this script as root once)"
-}
-
 candidate()
 {
 	apt-cache policy "$PKG" 2>/dev/null |
@@ -62,7 +57,7 @@ ver=$(candidate)
 if [ -z "$ver" ]; then
 	if [ "$(dpkg --print-architecture)" != i386 ] &&
 		! dpkg --print-foreign-architectures | grep -x i386 >/dev/null; then
-		need_root "adding the i386 architecture"
+		bl_need_root "adding the i386 architecture"
 		dpkg --add-architecture i386
 		bl_log "busybox: added dpkg architecture i386"
 	fi

@@ -96,11 +96,6 @@ step()
 	bl_log "fio [$n/$NSTEPS] $*"
 }
 
-need_root()
-{
-	[ "$(id -u)" = 0 ] || bl_die "$1 needs root (run this script as root once)"
-}
-
 # --- apt helpers -----------------------------------------------------------
 
 # Is there an enabled deb-src entry for suite $1, component main?
@@ -176,7 +171,7 @@ ensure_deb_src()
 {
 	local suite=$1 file=/etc/apt/sources.list.d/bouncelab-src.sources text
 	have_deb_src "$suite" && return 1
-	need_root "adding a deb-src entry"
+	bl_need_root "adding a deb-src entry"
 	text=$(deb_src_stanzas "$suite")
 	if [ -z "$text" ]; then
 		# No deb822 debian.sources to mirror: use the standard mirror.
@@ -201,7 +196,7 @@ ensure_i386()
 {
 	[ "$(dpkg --print-architecture)" = i386 ] && return 1
 	dpkg --print-foreign-architectures | grep -x i386 >/dev/null && return 1
-	need_root "adding the i386 architecture"
+	bl_need_root "adding the i386 architecture"
 	dpkg --add-architecture i386
 	bl_log "fio: added dpkg architecture i386"
 	return 0
@@ -282,7 +277,7 @@ fi
 step 4 "build dependencies"
 mapfile -t missing < <(missing_pkgs "${BUILD_PKGS[@]}")
 if [ "${#missing[@]}" -gt 0 ]; then
-	need_root "installing ${missing[*]}"
+	bl_need_root "installing ${missing[*]}"
 	bl_log "fio: installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive "${APT_GET[@]}" -q install \
 		--no-install-recommends "${missing[@]}" ||

@@ -9,6 +9,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 . "$BL_ROOT/lib/deps.sh"
 . "$BL_ROOT/lib/variants.sh"
+. "$BL_ROOT/lib/matrix.sh"
 
 usage()
 {
@@ -72,8 +73,7 @@ compare_kernels()
 		esac
 		shift
 	done
-	[ -n "$v" ] || v=$(awk -v s=$quick '$1 == s && $2 == "variants" { $1 = $2 = ""; print }' \
-		"$BL_ROOT/bench/matrix")
+	[ -n "$v" ] || v=$(bl_matrix_get $quick variants)
 	printf '%s\n' ${v//,/ } | sort -u
 }
 

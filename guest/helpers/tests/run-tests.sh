@@ -538,5 +538,7 @@ for t in \
 	run_test "${t%:*}" "${t##*:}"
 done
 
+. "$(dirname "$0")/copyref-lowhog-tests.sh"
+
 echo "$npass passed, $nfail failed"
 [ $nfail = 0 ]

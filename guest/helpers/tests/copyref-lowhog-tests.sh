@@ -3,8 +3,13 @@
 # Host-run unit tests for copyref and lowhog.  Sourced by run-tests.sh,
 # after its own tests: uses its BIN, FIX, TMP, BG_PIDS, run_test, expect,
 # wait_for and bad_args.
+#
+# A 64-bit host has no LowFree, and its page tables free nothing one
+# could see there, so lowhog runs against meminfo fixtures: files, and a
+# FIFO the test feeds one LowFree per read to play a kernel that follows.
 
 COPYREF=$BIN/copyref
+LOWHOG=$BIN/lowhog
 
 # bad_usage PROG ARGS...: bad_args, and the exit status must be 2.
 bad_usage()
@@ -96,10 +101,214 @@ t_cr_bad_args()
 	return $rc
 }
 
+# ---- lowhog ----------------------------------------------------------
+
+HM612=$FIX/hm612/proc/meminfo	# LowFree 511468 kB, HighFree 945312 kB
+
+# kids_of PID: pids whose parent is PID
+kids_of()
+{
+	cat /proc/[0-9]*/stat 2>/dev/null |
+		sed 's/^\([0-9]*\) .*) [A-Za-z] \([0-9]*\) .*/\1 \2/' |
+		awk -v p="$1" '$2 == p { print $1 }'
+}
+
+# no_lowhog_left: no process runs $LOWHOG any more
+no_lowhog_left()
+{
+	local e
+
+	for e in /proc/[0-9]*/exe; do
+		[ "$(readlink "$e" 2>/dev/null)" = "$LOWHOG" ] &&
+			{ echo "left behind: ${e%/exe}"; return 1; }
+	done
+	return 0
+}
+
+lh_start()	# lh_start ARGS...: start lowhog in the background, set LH_PID
+{
+	rm -f "$TMP/lh.out" "$TMP/lh.err"
+	"$LOWHOG" "$@" >"$TMP/lh.out" 2>"$TMP/lh.err" &
+	LH_PID=$!
+	BG_PIDS+=("$LH_PID")
+}
+
+lh_holding()	# lh_holding: wait for the holding line
+{
+	wait_for 10 grep -q '^holding' "$TMP/lh.out" && return 0
+	echo "no 'holding' line; stdout, stderr:"
+	cat "$TMP/lh.out" "$TMP/lh.err"
+	return 1
+}
+
+lh_stop()	# lh_stop SIGNAL: signal lowhog, reap it, set LH_RC
+{
+	kill -"$1" "$LH_PID" 2>/dev/null
+	wait_for 5 eval '! kill -0 $LH_PID 2>/dev/null' ||
+		{ echo "lowhog still running 5 s after SIG$1"; return 1; }
+	wait "$LH_PID"
+	LH_RC=$?
+}
+
+# lh_fail ARGS...: lowhog must exit 1 within 10 s, saying why
+lh_fail()
+{
+	local rc
+
+	timeout 10 "$LOWHOG" "$@" >"$TMP/lh.out" 2>"$TMP/lh.err"
+	rc=$?
+	expect "exit status" "$rc" 1 || { cat "$TMP/lh.err"; return 1; }
+	grep -q '^lowhog: ' "$TMP/lh.err" ||
+		{ echo "no error message"; return 1; }
+	[ ! -s "$TMP/lh.out" ] || { echo "stdout: $(cat "$TMP/lh.out")"; return 1; }
+}
+
+t_lh_bad_args()
+{
+	local rc=0
+
+	bad_usage "$LOWHOG" || rc=1
+	bad_usage "$LOWHOG" -t 2 || rc=1
+	bad_usage "$LOWHOG" -l x || rc=1
+	bad_usage "$LOWHOG" -l -1 || rc=1
+	bad_usage "$LOWHOG" -l 10x || rc=1
+	bad_usage "$LOWHOG" -l 99999999999999999999 || rc=1
+	bad_usage "$LOWHOG" -l 10 -t x || rc=1
+	bad_usage "$LOWHOG" -l 10 -T 0 || rc=1
+	bad_usage "$LOWHOG" -l 10 -T x || rc=1
+	bad_usage "$LOWHOG" -l 10 -m "" || rc=1
+	bad_usage "$LOWHOG" -l 10 -q || rc=1
+	bad_usage "$LOWHOG" -l || rc=1
+	bad_usage "$LOWHOG" -l 10 extra || rc=1
+	return $rc
+}
+
+t_lh_no_lowfree()
+{
+	grep -v -e '^LowFree:' -e '^HighFree:' "$HM612" >"$TMP/nolow"
+	lh_fail -l 100 -m "$TMP/nolow" || return 1
+	grep -q 'no LowFree in .*nolow' "$TMP/lh.err" ||
+		{ echo "stderr: $(cat "$TMP/lh.err")"; return 1; }
+}
+
+t_lh_no_meminfo()
+{
+	lh_fail -l 100 -m "$TMP/no/such/meminfo" &&
+		grep -q 'no/such/meminfo' "$TMP/lh.err"
+}
+
+t_lh_dry()
+{
+	local out
+
+	out=$(timeout 5 "$LOWHOG" -n -l 100 -m "$HM612") || return 1
+	expect "stdout" "$out" \
+		"would fill LowFree=511468 kB target=102400 kB HighFree=945312 kB tolerance=2048 kB pte_pages=102267 children=134"
+}
+
+# Already below the target: nothing to fill, hold until stopped.
+lh_below()
+{
+	lh_start -l 600 -m "$HM612"
+	lh_holding || return 1
+	expect "stdout" "$(cat "$TMP/lh.out")" \
+		"holding LowFree=511468 kB target=614400 kB HighFree=945312 kB children=0 pte_pages=0" ||
+		return 1
+	sleep 0.2
+	kill -0 "$LH_PID" 2>/dev/null || { echo "exited while holding"; return 1; }
+	lh_stop "$1" || return 1
+	expect "exit status" "$LH_RC" 0
+}
+
+t_lh_below_term() { lh_below TERM; }
+t_lh_below_int() { lh_below INT; }
+
+# Within the tolerance counts as reached: 511468 kB <= 498 + 2 MiB.
+t_lh_tolerance()
+{
+	lh_start -l 498 -t 2 -m "$HM612"
+	lh_holding || return 1
+	grep -q 'children=0 ' "$TMP/lh.out" || { cat "$TMP/lh.out"; return 1; }
+	lh_stop TERM
+}
+
+# LowFree that never moves: give up after a few children, leave none.
+t_lh_stall()
+{
+	local t0=$SECONDS n
+
+	lh_fail -l 100 -m "$HM612" || return 1
+	[ $((SECONDS - t0)) -le 5 ] || { echo "took $((SECONDS - t0)) s"; return 1; }
+	grep -q 'page tables are not in lowmem' "$TMP/lh.err" ||
+		{ echo "stderr: $(cat "$TMP/lh.err")"; return 1; }
+	n=$(sed -n 's/.*(\([0-9]*\) in all).*/\1/p' "$TMP/lh.err")
+	[ -n "$n" ] && [ "$n" -le 8 ] || { echo "gave up after '$n' children"; return 1; }
+	no_lowhog_left
+}
+
+# lh_fifo: lowhog -l 4 on a FIFO that reads LowFree 10000 kB, then, once
+# the first child exists, 6000 kB (<= 4 MiB + 2 MiB): one child holds.
+# Sets LH_KID.
+lh_fifo()
+{
+	local fifo=$TMP/meminfo.fifo
+
+	rm -f "$fifo"
+	mkfifo "$fifo" || return 1
+	lh_start -l 4 -m "$fifo"
+	timeout 5 bash -c 'printf "LowFree: 10000 kB\nHighFree: 777 kB\n" >"$1"' _ "$fifo" ||
+		{ echo "lowhog never read its meminfo"; return 1; }
+	wait_for 5 eval 'LH_KID=$(kids_of $LH_PID); [ -n "$LH_KID" ]' ||
+		{ echo "no child"; cat "$TMP/lh.err"; return 1; }
+	timeout 5 bash -c 'printf "LowFree: 6000 kB\nHighFree: 777 kB\n" >"$1"' _ "$fifo" ||
+		{ echo "lowhog did not re-read its meminfo"; return 1; }
+	lh_holding
+}
+
+# The child really holds page tables: 768 touched 4 MiB spans, one each.
+t_lh_child_holds()
+{
+	local pte
+
+	lh_fifo || return 1
+	expect "stdout" "$(cat "$TMP/lh.out")" \
+		"holding LowFree=6000 kB target=4096 kB HighFree=777 kB children=1 pte_pages=768" ||
+		{ lh_stop TERM; return 1; }
+	pte=$(awk '$1 == "VmPTE:" { print $2 }' "/proc/$LH_KID/status")
+	lh_stop TERM || return 1
+	expect "exit status" "$LH_RC" 0 || return 1
+	[ "${pte:-0}" -ge 3072 ] || { echo "child VmPTE ${pte}kB, want >= 3072kB"; return 1; }
+	! kill -0 "$LH_KID" 2>/dev/null || { echo "child $LH_KID left running"; return 1; }
+}
+
+t_lh_child_dies()
+{
+	local rc
+
+	lh_fifo || return 1
+	kill -KILL "$LH_KID"
+	wait_for 5 eval '! kill -0 $LH_PID 2>/dev/null' ||
+		{ echo "lowhog still running 5 s after its child died"; return 1; }
+	wait "$LH_PID"
+	rc=$?
+	expect "exit status" "$rc" 1 &&
+		grep -q '^lowhog: a child died while holding' "$TMP/lh.err"
+}
+
 for t in \
 	"copyref prints every key, positive values:t_cr_keys" \
 	"copyref p10 <= median <= p90, 64k above 4k:t_cr_order" \
 	"copyref default run is quick:t_cr_quick" \
-	"copyref bad arguments exit 2:t_cr_bad_args"; do
+	"copyref bad arguments exit 2:t_cr_bad_args" \
+	"lowhog bad arguments exit 2:t_lh_bad_args" \
+	"lowhog without LowFree fails clearly:t_lh_no_lowfree" \
+	"lowhog missing meminfo fails clearly:t_lh_no_meminfo" \
+	"lowhog -n prints the plan:t_lh_dry" \
+	"lowhog below target holds, SIGTERM exits 0:t_lh_below_term" \
+	"lowhog below target holds, SIGINT exits 0:t_lh_below_int" \
+	"lowhog within tolerance holds with no child:t_lh_tolerance" \
+	"lowhog gives up when LowFree does not drop:t_lh_stall" \
+	"lowhog child holds 768 page tables, SIGTERM reaps it:t_lh_child_holds" \
+	"lowhog fails when a child dies while holding:t_lh_child_dies"; do
 	run_test "${t%:*}" "${t##*:}"
 done

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lowhog - fill LOWMEM with unreclaimable page tables down to a target
+ * LowFree, without using highmem, and hold it until SIGTERM/SIGINT.
+ *
+ * Contract:
+ *   lowhog -l TARGET_MIB [-t TOL_MIB] [-T SECONDS] [-m MEMINFO] [-n]
+ * Once LowFree <= target + tolerance it prints, and flushes, one line
+ *   holding LowFree=N kB target=N kB HighFree=N kB children=N pte_pages=N
+ * on stdout (HighFree=unknown without a HighFree line), then holds until
+ * SIGTERM or SIGINT, kills and reaps its children and exits 0.  -n prints
+ * the plan and exits 0:
+ *   would fill LowFree=N kB target=N kB HighFree=N kB tolerance=N kB
+ *   pte_pages=N children=N
+ * on one line (children: at least that many).  On any failure (no
+ * LowFree, LowFree that does not drop, the time or child bound hit, a
+ * child dying, a stop signal before the target) it says why on stderr,
+ * kills its children and exits 1.  Bad usage exits 2.
+ *
+ * How: on i386 without CONFIG_HIGHPTE, user page-table pages come from
+ * lowmem.  A read fault on a private anonymous mapping maps the shared
+ * zero page, so no data page is spent, but it needs the page-table page
+ * covering the address.  Reading one byte every PTE_SPAN therefore costs
+ * exactly one lowmem page each.  One process only has ~3 GiB of address
+ * space (~768 page-table pages), so children are forked one at a time,
+ * each touching what the remaining deficit needs, and LowFree is re-read
+ * after each one has reported.  If LowFree does not follow (a HIGHPTE
+ * kernel, a 64-bit host), lowhog stops instead of forking on and on.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "labutil.h"
+
+#define KIB		1024UL
+#define MIB		(1024 * KIB)
+
+/*
+ * Address range one page-table page maps: 1024 4-byte PTEs of 4 KiB pages
+ * with the lab's non-PAE 2-level paging (HIGHMEM4G).  On PAE or x86_64 one
+ * page maps 2 MiB, so a 4 MiB stride still costs one page per touch there.
+ */
+#define PTE_SPAN	(4 * MIB)
+#define PTE_PAGE_KB	4UL
+/* a 3G/1G split leaves a process less than this to map: 768 spans */
+#define MAX_SPANS	768UL
+/* mmap() this much at a time, halving down to MIN_CHUNK as space runs out */
+#define CHUNK		(256 * MIB)
+#define MIN_CHUNK	(2 * PTE_SPAN)
+/* lowmem a child costs besides its spans: stacks, pgd, task, mm, vmas */
+#define CHILD_KB	32UL
+
+#define MAX_CHILDREN	4096
+/*
+ * Stall rule: over the last STALL_CHILDREN children LowFree must drop by
+ * at least half of the page-table pages they touched.
+ */
+#define STALL_CHILDREN	3
+
+#define BUF_SIZE	(64 * 1024)
+
+struct meminfo {
+	unsigned long low_kb;
+	unsigned long high_kb;
+	int has_high;
+};
+
+static const char *meminfo_path = "/proc/meminfo";
+static pid_t *kids;
+static unsigned int nr_kids;
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: lowhog -l TARGET_MIB [-t TOL_MIB] [-T SECONDS] [-m MEMINFO] [-n]\n"
+		"  -l  fill lowmem until LowFree is at most TARGET_MIB (+ TOL_MIB)\n"
+		"  -t  tolerance in MiB (default 2)\n"
+		"  -T  give up if the target is not reached within SECONDS (default 120)\n"
+		"  -m  meminfo file to read (default /proc/meminfo)\n"
+		"  -n  dry run: print the plan and exit\n"
+		"Holds until SIGTERM/SIGINT once it has printed its 'holding' line.\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "lowhog: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	usage();
+	exit(2);
+}
+
+static void kill_kids(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_kids; i++)
+		kill(kids[i], SIGKILL);
+	for (i = 0; i < nr_kids; i++)
+		while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	nr_kids = 0;
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	kill_kids();
+	va_start(ap, fmt);
+	fprintf(stderr, "lowhog: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static unsigned long parse_num(const char *s, const char *what,
+			       unsigned long min, unsigned long max)
+{
+	unsigned long v;
+
+	if (parse_ulong(s, min, max, &v))
+		die_usage("invalid %s '%s'", what, s);
+	return v;
+}
+
+/* "KEY:   N kB" at the start of a line; whole-name match only. */
+static int find_kb(const char *buf, const char *key, unsigned long *v)
+{
+	size_t len = strlen(key);
+	const char *p;
+	char *end;
+
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, key, len) || p[len] != ':')
+			continue;
+		p += len + 1;
+		p += strspn(p, " \t");
+		if (*p < '0' || *p > '9')
+			return -1;
+		errno = 0;
+		*v = strtoul(p, &end, 10);
+		return errno ? -1 : 0;
+	}
+	return -1;
+}
+
+static void read_meminfo(struct meminfo *mi)
+{
+	static char buf[BUF_SIZE];
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd;
+
+	fd = open(meminfo_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s: %s", meminfo_path, strerror(errno));
+	while (len < BUF_SIZE - 1) {
+		n = read(fd, buf + len, BUF_SIZE - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	if (n < 0)
+		die("read %s: %s", meminfo_path, strerror(errno));
+	buf[len] = '\0';
+	if (find_kb(buf, "LowFree", &mi->low_kb))
+		die("no LowFree in %s: not a HIGHMEM kernel, nothing to fill",
+		    meminfo_path);
+	mi->has_high = !find_kb(buf, "HighFree", &mi->high_kb);
+}
+
+static void xwrite(int fd, const void *p, size_t len)
+{
+	while (write(fd, p, len) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Child: map and read-touch up to @want spans, report how many to @fd,
+ * then sleep holding the page tables until killed.
+ */
+static void __attribute__((noreturn)) child(int fd, unsigned long want,
+					    pid_t parent)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+	size_t chunk = CHUNK;
+	unsigned long got = 0;
+	uintptr_t p, end;
+	sigset_t set;
+	char *base;
+
+	/* never outlive lowhog, whatever kills it */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigemptyset(&set);
+	sigprocmask(SIG_SETMASK, &set, NULL);
+
+	while (got < want && chunk >= MIN_CHUNK) {
+		if (chunk / PTE_SPAN > want - got + 1)
+			chunk = (want - got + 1) * PTE_SPAN;
+		/* read-only private: never charged to overcommit */
+		base = mmap(NULL, chunk, PROT_READ,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (base == MAP_FAILED) {
+			chunk /= 2;
+			continue;
+		}
+		/* span-aligned addresses: one distinct page table each */
+		p = ((uintptr_t)base + PTE_SPAN - 1) & ~(uintptr_t)(PTE_SPAN - 1);
+		end = (uintptr_t)base + chunk;
+		for (; p < end && got < want; p += PTE_SPAN, got++)
+			(void)*(volatile const char *)p;
+	}
+	xwrite(fd, &got, sizeof(got));
+	close(fd);
+	for (;;)
+		pause();
+}
+
+/* Fork a child for @want spans; return how many it touched. */
+static unsigned long spawn(unsigned long want, int64_t deadline)
+{
+	struct pollfd pfd;
+	unsigned long got;
+	int fds[2], left;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		die("fork child %u: %s", nr_kids + 1, strerror(errno));
+	if (!pid) {
+		close(fds[0]);
+		child(fds[1], want, getppid());
+	}
+	kids[nr_kids++] = pid;
+	close(fds[1]);
+
+	pfd.fd = fds[0];
+	pfd.events = POLLIN;
+	for (;;) {
+		left = (deadline - now_ns()) / NSEC_PER_MSEC;
+		if (left <= 0)
+			die("time bound hit waiting for child %u", nr_kids);
+		n = poll(&pfd, 1, left);
+		if (n > 0)
+			break;
+		if (n < 0 && errno != EINTR)
+			die("poll: %s", strerror(errno));
+	}
+	n = read(fds[0], &got, sizeof(got));
+	close(fds[0]);
+	if (n != sizeof(got))
+		die("child %u died before reporting", nr_kids);
+	return got;
+}
+
+static void print_state(const char *what, const struct meminfo *mi,
+			unsigned long target_kb)
+{
+	printf("%s LowFree=%lu kB target=%lu kB ", what, mi->low_kb, target_kb);
+	if (mi->has_high)
+		printf("HighFree=%lu kB", mi->high_kb);
+	else
+		printf("HighFree=unknown");
+}
+
+static void nop(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Hold until a stop signal.  SIGCHLD comes only when a child exits
+ * (SA_NOCLDSTOP), and then the page tables it held are gone.
+ */
+static void hold(const sigset_t *set)
+{
+	int sig;
+
+	for (;;) {
+		sig = sigwaitinfo(set, NULL);
+		if (sig == SIGTERM || sig == SIGINT)
+			return;
+		if (sig == SIGCHLD && waitpid(-1, NULL, WNOHANG) > 0)
+			die("a child died while holding: lowmem is no longer held");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long target_mib = 0, tol_mib = 2, secs = 120;
+	unsigned long target_kb, goal_kb, deficit, want, got, spans = 0;
+	unsigned long win_drop[STALL_CHILDREN], win_exp[STALL_CHILDREN];
+	unsigned long sum_drop, sum_exp, before;
+	struct sigaction sa = { .sa_handler = nop, .sa_flags = SA_NOCLDSTOP };
+	int have_target = 0, dry = 0, opt;
+	sigset_t stop_set, hold_set;
+	struct meminfo mi;
+	int64_t deadline;
+	unsigned int i;
+
+	while ((opt = getopt(argc, argv, ":l:t:T:m:nh")) != -1) {
+		switch (opt) {
+		case 'l':
+			target_mib = parse_num(optarg, "target", 0, 1UL << 20);
+			have_target = 1;
+			break;
+		case 't':
+			tol_mib = parse_num(optarg, "tolerance", 0, 1UL << 20);
+			break;
+		case 'T':
+			secs = parse_num(optarg, "time bound", 1, 86400);
+			break;
+		case 'm':
+			meminfo_path = optarg;
+			if (!*optarg)
+				die_usage("empty -m MEMINFO");
+			break;
+		case 'n':
+			dry = 1;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		case ':':
+			die_usage("option -%c needs an argument", optopt);
+			break;
+		default:
+			die_usage("unknown option -%c", optopt);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+	if (!have_target)
+		die_usage("-l TARGET_MIB is required");
+
+	target_kb = target_mib * KIB;
+	goal_kb = target_kb + tol_mib * KIB;
+	deadline = now_ns() + (int64_t)secs * NSEC_PER_SEC;
+
+	setup_signals(&stop_set);
+	hold_set = stop_set;
+	sigaddset(&hold_set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &hold_set, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+
+	kids = calloc(MAX_CHILDREN, sizeof(*kids));
+	if (!kids)
+		die("out of memory");
+	read_meminfo(&mi);
+
+	if (dry) {
+		deficit = mi.low_kb > target_kb ? mi.low_kb - target_kb : 0;
+		want = mi.low_kb > goal_kb ? deficit / PTE_PAGE_KB : 0;
+		print_state("would fill", &mi, target_kb);
+		printf(" tolerance=%lu kB pte_pages=%lu children=%lu\n",
+		       tol_mib * KIB, want, (want + MAX_SPANS - 1) / MAX_SPANS);
+		return 0;
+	}
+
+	while (mi.low_kb > goal_kb) {
+		/* deadline 0: only takes a stop signal already pending */
+		if (wait_until(&stop_set, 0))
+			die("stopped at LowFree=%lu kB before the target %lu kB",
+			    mi.low_kb, target_kb);
+		if (nr_kids == MAX_CHILDREN)
+			die("%d children and LowFree still %lu kB", MAX_CHILDREN,
+			    mi.low_kb);
+		if (now_ns() >= deadline)
+			die("time bound of %lu s hit at LowFree=%lu kB", secs,
+			    mi.low_kb);
+		deficit = mi.low_kb - target_kb;
+		want = deficit > CHILD_KB + PTE_PAGE_KB ?
+			(deficit - CHILD_KB) / PTE_PAGE_KB : 1;
+		if (want > MAX_SPANS)
+			want = MAX_SPANS;
+		before = mi.low_kb;
+		got = spawn(want, deadline);
+		if (!got)
+			die("child %u could not map any address space", nr_kids);
+		spans += got;
+		read_meminfo(&mi);
+
+		i = (nr_kids - 1) % STALL_CHILDREN;
+		win_drop[i] = before > mi.low_kb ? before - mi.low_kb : 0;
+		win_exp[i] = got * PTE_PAGE_KB;
+		if (nr_kids < STALL_CHILDREN)
+			continue;
+		sum_drop = sum_exp = 0;
+		for (i = 0; i < STALL_CHILDREN; i++) {
+			sum_drop += win_drop[i];
+			sum_exp += win_exp[i];
+		}
+		if (2 * sum_drop < sum_exp)
+			die("LowFree fell only %lu kB for %lu kB of page tables over the last %d children (%u in all): page tables are not in lowmem here (CONFIG_HIGHPTE? a 64-bit kernel?)",
+			    sum_drop, sum_exp, STALL_CHILDREN, nr_kids);
+	}
+
+	print_state("holding", &mi, target_kb);
+	printf(" children=%u pte_pages=%lu\n", nr_kids, spans);
+	fflush(stdout);
+
+	hold(&hold_set);
+	kill_kids();
+	return 0;
+}

@@ -76,3 +76,26 @@ bl_check_static_i386()
 	*) bl_die "$2 is not statically linked: $desc" ;;
 	esac
 }
+
+# Runs a static i386 guest binary ($1, then its arguments) on the host:
+# directly where the host kernel runs 32-bit binaries, else under QEMU's
+# user-mode emulation (qemu-i386, Debian's qemu-user). Some hosts (a
+# firecracker VM, say) are built without IA32 emulation.
+bl_run_i386()
+{
+	if [ -z "${BL_I386_EXEC:-}" ]; then
+		BL_I386_EXEC=direct
+		# 126: the kernel would not execute it at all, so nothing ran
+		"$1" --help </dev/null >/dev/null 2>&1
+		if [ $? = 126 ]; then
+			command -v qemu-i386 >/dev/null 2>&1 ||
+				bl_die "this host cannot run i386 binaries and qemu-i386 is missing; run './run.sh deps'"
+			BL_I386_EXEC=qemu
+		fi
+	fi
+	if [ "$BL_I386_EXEC" = qemu ]; then
+		qemu-i386 "$@"
+	else
+		"$@"
+	fi
+}

@@ -6,7 +6,8 @@
 BL_DEPS_KERNEL="linux-source-6.12 gcc make ccache flex bison bc libelf-dev
 	libssl-dev xz-utils patch perl python3"
 BL_DEPS_BOOT="qemu-system-x86 cpio gzip"
-BL_DEPS_GUEST="gcc-multilib dpkg-dev file"
+# qemu-user: runs the guest's i386 binaries on hosts without IA32 emulation.
+BL_DEPS_GUEST="gcc-multilib dpkg-dev file qemu-user"
 # Debian's /usr/bin/python3 with pandas (not a python3 that PATH may put
 # first), and gnuplot for the plots.
 BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy gnuplot-nox"

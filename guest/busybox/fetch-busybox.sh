@@ -100,13 +100,13 @@ bin=$tmp/root/bin/busybox
 
 step 4 "check and install into $OUTDIR"
 bl_check_static_i386 "$bin" busybox
-# Runs on the amd64 host too (IA32 emulation): a cheap sanity check.
-banner=$("$bin" 2>&1 | sed -n 1p) || true
+# Runs on the host too (directly, or under qemu-i386): a cheap sanity check.
+banner=$(bl_run_i386 "$bin" 2>&1 | sed -n 1p) || true
 case $banner in
 BusyBox\ v*) ;;
 *) bl_die "busybox does not run on the host: $banner" ;;
 esac
-"$bin" true || bl_die "busybox true failed"
+bl_run_i386 "$bin" true || bl_die "busybox true failed"
 sha=$(sha256sum "$bin" | cut -d' ' -f1)
 deb_sha=$(sha256sum "$deb" | cut -d' ' -f1)
 size=$(stat -c %s "$bin")
@@ -118,7 +118,7 @@ debian-package-version: $ver
 deb: $(basename "$deb")
 deb-sha256: $deb_sha
 banner: $banner
-applets: $("$bin" --list | wc -l)
+applets: $(bl_run_i386 "$bin" --list | wc -l)
 file: $(file -b "$bin")
 size: $size
 fetched: $(date -u +%Y-%m-%dT%H:%M:%SZ)

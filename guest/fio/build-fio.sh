@@ -349,11 +349,11 @@ bin=$OUTDIR/fio.tmp
 strip -o "$bin" "$srcdir/fio" || bl_die "strip failed"
 chmod 0755 "$bin"
 bl_check_static_i386 "$bin" fio
-# An i386 static binary runs on an amd64 host kernel (IA32 emulation).
-fio_ver=$("$bin" --version 2>&1) || bl_die "fio --version failed on the host: $fio_ver"
+# Runs on the host too (directly, or under qemu-i386): a cheap sanity check.
+fio_ver=$(bl_run_i386 "$bin" --version 2>&1) || bl_die "fio --version failed on the host: $fio_ver"
 [ "$fio_ver" = "fio-$up_ver" ] ||
 	bl_die "fio --version says '$fio_ver', expected 'fio-$up_ver'"
-"$bin" --enghelp 2>/dev/null | grep -x '[[:space:]]*libaio' >/dev/null ||
+bl_run_i386 "$bin" --enghelp 2>/dev/null | grep -x '[[:space:]]*libaio' >/dev/null ||
 	bl_die "the built fio has no libaio engine"
 
 sha=$(sha256sum "$bin" | cut -d' ' -f1)

@@ -44,14 +44,30 @@ apply_in_order()
 	done
 }
 
+# Stacks that come before stack $1 in the first variant that uses it: a
+# stack that adapts another (lab-post) applies only on top of it.
+stack_prerequisites()
+{
+	local v s
+	for v in $(bl_variants); do
+		case " $(bl_variant_stacks "$v") " in *" $1 "*) ;; *) continue ;; esac
+		for s in $(bl_variant_stacks "$v"); do
+			[ "$s" = "$1" ] && return 0
+			echo "$s"
+		done
+	done
+}
+
 test_apply()
 {
-	local s v patches
+	local s v p pre patches before
 	for s in $(ls "$BL_PATCHES_DIR"); do
 		[ -d "$BL_PATCHES_DIR/$s" ] || continue
 		mapfile -t patches < <(bl_stack_patches "$s")
-		t_check "stack $s (${#patches[@]} patches) applies in order to the pristine tree" \
-			apply_in_order "${patches[@]}"
+		pre=$(stack_prerequisites "$s")
+		mapfile -t before < <(for p in $pre; do bl_stack_patches "$p"; done)
+		t_check "stack $s (${#patches[@]} patches) applies in order to the pristine tree${pre:+ after $pre}" \
+			apply_in_order "${before[@]}" "${patches[@]}"
 	done
 	for v in $(bl_variants); do
 		mapfile -t patches < <(bl_variant_patches "$v")

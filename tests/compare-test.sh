@@ -23,7 +23,8 @@ RESULTS=$BOUNCELAB_RESULTS
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # Small, fast boots for the failure paths.
-SMALL=(--disks virtio --pressure none --reps 1 --jobs smoke-randread --accel tcg)
+SMALL=(--disks virtio --pressure none --reps 1 --jobs smoke-randread
+	--probe-jobs none --integrity-jobs none --accel tcg)
 
 boots_col()
 {
@@ -43,17 +44,31 @@ test_quick()
 	[ ! -e "$run/INCOMPLETE" ] && grep -q '"status": "complete"' "$run/meta.json" &&
 		t_ok "quick run marked complete in meta.json" ||
 		t_fail "quick run marked complete in meta.json"
-	grep -Eq '^  pre-fixed usb-pio +[1-9][0-9]*  <- bounce path exercised' "$WORK/quick.out" &&
-		t_ok "summary: bounces counted in pre-fixed on usb-pio ($(grep -E '^  pre-fixed usb-pio +[0-9]+' "$WORK/quick.out" | awk '{ print $3 }'))" ||
-		t_fail "summary: bounces counted in pre-fixed on usb-pio" "$(grep -A8 'bounced bios' "$WORK/quick.out")"
-	grep -Eq '^  pre (usb-pio|virtio) +0$' "$WORK/quick.out" &&
-		! grep -Eq '^  pre (usb-pio|virtio) +[1-9]' "$WORK/quick.out" &&
+	local d
+	for d in usb-pio ram-bounce; do
+		grep -Eq "^  pre-fixed $d +[1-9][0-9]*  <- bounce path exercised" "$WORK/quick.out" &&
+			t_ok "summary: bounces counted in pre-fixed on $d ($(grep -E "^  pre-fixed $d +[0-9]+" "$WORK/quick.out" | awk '{ print $3 }'))" ||
+			t_fail "summary: bounces counted in pre-fixed on $d" "$(grep -A12 'bounced bios' "$WORK/quick.out")"
+	done
+	grep -Eq '^  pre-fixed ram +0$' "$WORK/quick.out" &&
+		t_ok "summary: 0 bounces in pre-fixed on its control disk ram" ||
+		t_fail "summary: 0 bounces in pre-fixed on its control disk ram" "$(grep -A12 'bounced bios' "$WORK/quick.out")"
+	grep -Eq '^  pre (usb-pio|ram-bounce|ram) +0$' "$WORK/quick.out" &&
+		! grep -Eq '^  pre [a-z-]+ +[1-9]' "$WORK/quick.out" &&
 		t_ok "summary: 0 bounces in every pre boot" ||
-		t_fail "summary: 0 bounces in every pre boot" "$(grep -A8 'bounced bios' "$WORK/quick.out")"
-	grep -Eq '^  post virtio +0 \(no bounce code in this kernel\)$' "$WORK/quick.out" &&
-		grep -Eq '^  post usb-pio +not measured: disk usb absent: usb-storage refused the probe' "$WORK/quick.out" &&
+		t_fail "summary: 0 bounces in every pre boot" "$(grep -A12 'bounced bios' "$WORK/quick.out")"
+	grep -Eq '^  post ram-bounce +0 \(no bounce code in this kernel\)$' "$WORK/quick.out" &&
+		grep -Eq '^  post usb-pio +not measured: disk usb-pio absent: the kernel refused it' "$WORK/quick.out" &&
 		t_ok "summary: post has no bounce code and refuses the PIO-HCD usb disk" ||
-		t_fail "summary: post has no bounce code and refuses the PIO-HCD usb disk" "$(grep -A8 'bounced bios' "$WORK/quick.out")"
+		t_fail "summary: post has no bounce code and refuses the PIO-HCD usb disk" "$(grep -A12 'bounced bios' "$WORK/quick.out")"
+	grep -q '^## Data integrity' "$run/report.md" &&
+		grep -q 'pre-fixed corrupts data' "$run/report.md" &&
+		t_ok "report: integrity table names pre-fixed as corrupting data" ||
+		t_fail "report: integrity table names pre-fixed as corrupting data" \
+			"$(sed -n '/^## Data integrity/,/^## /p' "$run/report.md" 2>/dev/null | head -n 20)"
+	! awk -F'\t' 'NR > 1 && $6 != "ok"' "$run/boots.tsv" | grep -q . &&
+		t_ok "no boot marked failed for expected verify errors" ||
+		t_fail "no boot marked failed for expected verify errors" "$(cat "$run/boots.tsv")"
 	if [ -x "$BL_ROOT/bench/analyze" ]; then
 		[ -s "$run/summary.csv" ] && [ -s "$run/report.md" ] &&
 			t_ok "quick run analysed: summary.csv and report.md" ||

@@ -2,21 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The functional truths of the series, each checked by booting the real
-# guest (bench/guest-run) and reading what it measured:
+# guest (bench/guest-run) and reading what it measured. Disks are those of
+# bench/lab.conf: usb-pio/usb-dma (usb-storage knob on/off), ram-bounce/ram
+# (scsi_debug no_highmem knob on/off), virtio.
 #
-#   variant    usb knob  expected
-#   pre        off       usb and virtio disks work; 0 bounces
-#   pre        on        usb disk works; 0 bounces (the inverted check)
-#   pre-fixed  on        usb disk works; bounces > 0 on direct reads and
-#                        writes of the usb disk; 0 on virtio
-#   pre-fixed  off       0 bounces
-#   post       on        usb-storage refuses the probe with its warning; no
-#                        usb disk; virtio works
-#   post       off       both disks work; Bounce: is 0
+#   variant    disks               expected
+#   pre        knobs off           every disk works; 0 bounces
+#   pre        knobs on            0 bounces (the inverted check); no bad
+#                                  block; lowmem pressure reaches its target
+#   pre-fixed  knobs on            bounces > 0 on usb-pio and ram-bounce,
+#                                  0 on virtio and ram; sub-page writes
+#                                  read back bad (the boot is still ok);
+#                                  the probes time the bounces
+#   pre-fixed  knobs off           0 bounces, 0 bad blocks; the buffered
+#                                  integrity job reads the device back
+#   post       knobs on            usb-storage refuses the probe; the
+#                                  scsi_debug knob says it cannot bounce;
+#                                  no bounce tracepoint; 0 bad blocks
+#   post       knobs off           every disk works; Bounce: is 0
 #
-# Every job that writes verifies its data (crc32c); any fio error or verify
-# error fails the test. Then the bounds: a guest that panics and one that
-# hangs are killed, reported as failed, and keep their serial log.
+# Performance jobs verify their data (crc32c): any fio error or verify
+# error fails the test. Integrity jobs count bad blocks instead. Then the
+# bounds: a guest that panics and one that hangs are killed, reported as
+# failed, and keep their serial log.
 #
 # Kernels and the guest must be built (make test does both first). Boots are
 # kept in $BOUNCELAB_CACHE/guest-test/<time>/.
@@ -27,16 +35,19 @@ set -uo pipefail
 RUNS=$BL_CACHE/guest-test/$(date +%Y%m%d-%H%M%S)-$$
 WV=smoke-randwrite-verify.fio
 RR=smoke-randread.fio
-POST_REFUSAL='USB Mass Storage device not support on this HCD'
+I512=integrity-direct-512-qd8.fio
+IBUF=integrity-buffered-1k.fio
+. "$BL_ROOT/lib/lab.sh"
+POST_REFUSAL=$(bl_lab_refusal "$(bl_lab_disk usb-pio channel)")
+SDEBUG_IGNORED='lab_no_highmem ignored: no driver can ask for bounce buffering any more'
 
-# boot NAME VARIANT KNOB(0|1) JOBS...: one guest; prints nothing, the
+# boot NAME VARIANT PRESSURE JOBS...: one guest; prints nothing, the
 # folder is $RUNS/NAME.
 boot()
 {
-	local name=$1 variant=$2 knob=$3 start rc=0
+	local name=$1 variant=$2 pressure=$3 start rc=0
 	shift 3
-	local args=(-v "$variant" -o "$RUNS/$name" -j "$*" -d 64 -t 600)
-	[ "$knob" = 1 ] && args+=(-u)
+	local args=(-v "$variant" -o "$RUNS/$name" -j "$*" -d 64 -t 600 -p "$pressure")
 	start=$(bl_now)
 	"$BL_ROOT/bench/guest-run" "${args[@]}" >"$RUNS/$name.out" 2>&1 || rc=$?
 	bl_log "guest-test: $name: $(cat "$RUNS/$name/status" 2>/dev/null || echo 'no status') ($(( $(bl_now) - start ))s)"
@@ -90,6 +101,74 @@ disk_absent()
 		{ cat "$RUNS/$1/guest/disks.txt"; return 1; }
 }
 
+# integrity VALUE: the job's bad blocks compare so (OP eq or gt).
+check_bad()
+{
+	local d n
+	d=$(jobdir "$1" "$2")
+	n=$(BL_ROOT=$BL_ROOT /usr/bin/python3 - "$d" <<-'PY'
+	import os, sys
+	sys.path.insert(0, os.path.join(os.environ["BL_ROOT"], "bench"))
+	from analysis import integrity as I, rawfiles as R
+	d = sys.argv[1]
+	r = I.job_result(R.read_fio(os.path.join(d, "fio.json")),
+	                 R.read_text(os.path.join(d, "fio.stderr")))
+	print("none" if r is None else f"{r['bad']} {r['checked']}")
+	PY
+	)
+	set -- "$1" "$2" "$3" "$4" $n
+	[ "${5:-none}" != none ] && [ "${6:-0}" -gt 0 ] ||
+		{ echo "no integrity result (checked ${6:-0} blocks)"; return 1; }
+	case $3 in
+	eq) [ "$5" = "$4" ] ;;
+	gt) [ "$5" -gt "$4" ] ;;
+	esac || { echo "bad blocks: $5 of $6, wanted $3 $4"; return 1; }
+}
+
+# The buffered integrity job read back from the device at least what it
+# wrote (diskstats), so its verify checked the disk, not the page cache.
+reads_device()
+{
+	local d dev
+	d=$(jobdir "$1" "$2")
+	dev=$(basename "$(cat "$d/device")")
+	awk -v dev="$dev" '
+		FILENAME ~ /before/ && $3 == dev { r0 = $6; w0 = $10 }
+		FILENAME ~ /after/ && $3 == dev { r1 = $6; w1 = $10 }
+		END { printf "read %d written %d sectors\n", r1 - r0, w1 - w0
+		      exit !(w1 - w0 > 0 && r1 - r0 >= w1 - w0) }' \
+		"$d/before/diskstats" "$d/after/diskstats"
+}
+
+# lowhog held LowFree within 10% of its target for the whole job, and
+# HighFree above half of HighTotal.
+lowmem_held()
+{
+	local d target high_total
+	d=$(jobdir "$1" "$2")
+	grep -q holding "$RUNS/$1/guest/lowhog.out" ||
+		{ cat "$RUNS/$1/guest/lowhog.out"; return 1; }
+	target=$(( $(sed -n 's/^BL_LOWFREE_TARGET_MB=//p' "$RUNS/$1/guest/plan") * 1024 ))
+	high_total=$(awk '$1 == "HighTotal:" { print $2 }' "$d/before/meminfo")
+	awk -F, -v t="$target" -v ht="$high_total" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["LowFree"] != "" { n++; if ($c["LowFree"] < t * 0.9 || $c["LowFree"] > t * 1.1) bad++
+			if (lo == "" || $c["LowFree"] < lo) lo = $c["LowFree"]
+			if (hi == "" || $c["LowFree"] > hi) hi = $c["LowFree"]
+			if (hf == "" || $c["HighFree"] < hf) hf = $c["HighFree"] }
+		END { printf "LowFree %d-%d kB (target %d), HighFree min %d of %d kB, %d samples\n", lo, hi, t, hf, ht, n
+		      exit !(n > 0 && bad == 0 && hf > ht / 2) }' "$d/labmon.csv"
+}
+
+# The probed job timed bounced bios: __blk_queue_bounce calls in its trace.
+probes_timed()
+{
+	local d
+	d=$(jobdir "$1" "$2")
+	[ -s "$d/probe-trace.txt.gz" ] || { echo "no probe trace"; return 1; }
+	zcat "$d/probe-trace.txt.gz" | grep -c '__blk_queue_bounce' | awk '{ print $1 " calls"; exit !($1 > 0) }'
+}
+
 meminfo_bounce_zero()
 {
 	grep -Eq '^Bounce: +0 kB$' "$RUNS/$1/guest/proc-end/meminfo"
@@ -114,54 +193,75 @@ test_truth_table()
 {
 	local n
 
-	n=pre-knob-off
-	if row $n pre 0 "usb:$WV virtio:$WV"; then
+	n=pre-knobs-off
+	if row $n pre none "usb-dma:$WV virtio:$WV ram:$WV"; then
 		t_check "$n: usb write+verify works" job_ok $n 1
 		t_check "$n: virtio write+verify works" job_ok $n 2
+		t_check "$n: ram write+verify works" job_ok $n 3
 		t_check "$n: 0 bounces on usb" check_bounces $n 1 eq 0
 		t_check "$n: 0 bounces on virtio" check_bounces $n 2 eq 0
+		t_check "$n: 0 bounces on ram" check_bounces $n 3 eq 0
 	fi
 
-	n=pre-knob-on
-	if row $n pre 1 "usb:$WV usb:$RR"; then
+	n=pre-knobs-on-lowmem
+	if row $n pre lowmem "usb-pio:$WV ram-bounce:$WV ram-bounce:$RR ram-bounce:$I512"; then
 		t_check "$n: usb write+verify works" job_ok $n 1
-		t_check "$n: usb read works" job_ok $n 2
-		t_check "$n: 0 bounces (inverted check)" check_bounces $n 1 eq 0
-		t_check "$n: 0 bounces on reads (inverted check)" check_bounces $n 2 eq 0
+		t_check "$n: ram-bounce write+verify works" job_ok $n 2
+		t_check "$n: 0 bounces on usb-pio (inverted check)" check_bounces $n 1 eq 0
+		t_check "$n: 0 bounces on ram-bounce (inverted check)" check_bounces $n 2 eq 0
+		t_check "$n: 0 bad blocks of 512 B writes on ram-bounce" check_bad $n 4 eq 0
+		t_check "$n: lowhog holds LowFree at its target, highmem free" lowmem_held $n 3
 	fi
 
-	n=pre-fixed-knob-on
-	if row $n pre-fixed 1 "usb:$WV usb:$RR virtio:$WV"; then
+	n=pre-fixed-knobs-on
+	if row $n pre-fixed none "usb-pio:$WV usb-pio:$RR virtio:$WV ram-bounce:$WV ram-bounce:$RR:probe ram:$WV usb-pio:$I512 ram-bounce:$I512 ram:$I512"; then
 		t_check "$n: usb write+verify works" job_ok $n 1
 		t_check "$n: usb read works" job_ok $n 2
 		t_check "$n: virtio write+verify works" job_ok $n 3
+		t_check "$n: ram-bounce write+verify works" job_ok $n 4
 		t_check "$n: bounces > 0 on usb writes+verify ($(bounces $n 1))" \
 			check_bounces $n 1 gt 0
 		t_check "$n: bounces > 0 on usb direct reads ($(bounces $n 2))" \
 			check_bounces $n 2 gt 0
 		t_check "$n: 0 bounces on virtio" check_bounces $n 3 eq 0
+		t_check "$n: bounces > 0 on ram-bounce ($(bounces $n 4))" check_bounces $n 4 gt 0
+		t_check "$n: probes timed the bounces on ram-bounce" probes_timed $n 5
+		t_check "$n: 0 bounces on ram" check_bounces $n 6 eq 0
+		t_check "$n: bad blocks > 0 of 512 B writes on usb-pio" check_bad $n 7 gt 0
+		t_check "$n: bad blocks > 0 of 512 B writes on ram-bounce" check_bad $n 8 gt 0
+		t_check "$n: 0 bad blocks on ram" check_bad $n 9 eq 0
 	fi
 
-	n=pre-fixed-knob-off
-	if row $n pre-fixed 0 "usb:$WV virtio:$WV"; then
+	n=pre-fixed-knobs-off
+	if row $n pre-fixed none "usb-dma:$WV virtio:$WV ram:$WV usb-dma:$I512 virtio:$I512 ram:$IBUF"; then
 		t_check "$n: usb write+verify works" job_ok $n 1
 		t_check "$n: 0 bounces on usb (DMA HCD)" check_bounces $n 1 eq 0
 		t_check "$n: 0 bounces on virtio" check_bounces $n 2 eq 0
+		t_check "$n: 0 bounces on ram" check_bounces $n 3 eq 0
+		t_check "$n: 0 bad blocks on usb-dma" check_bad $n 4 eq 0
+		t_check "$n: 0 bad blocks on virtio" check_bad $n 5 eq 0
+		t_check "$n: 0 bad blocks, buffered 1 KiB on ram" check_bad $n 6 eq 0
+		t_check "$n: buffered verify reads the device" reads_device $n 6
 	fi
 
-	n=post-knob-on
-	if row $n post 1 "usb:$WV virtio:$WV"; then
-		t_check "$n: no usb disk" disk_absent $n usb
+	n=post-knobs-on
+	if row $n post none "usb-pio:$WV virtio:$WV ram-bounce:$WV ram-bounce:$I512"; then
+		t_check "$n: no usb disk" disk_absent $n usb-pio
 		t_check "$n: usb-storage warns it refuses the probe" \
 			grep -q "$POST_REFUSAL" "$RUNS/$n/guest/dmesg.txt"
 		t_check "$n: virtio write+verify works" job_ok $n 2
 		t_check "$n: no bounce tracepoint" check_bounces $n 2 eq absent
+		t_check "$n: ram-bounce write+verify works" job_ok $n 3
+		t_check "$n: scsi_debug says its knob cannot bounce" \
+			grep -q "$SDEBUG_IGNORED" "$RUNS/$n/guest/dmesg.txt"
+		t_check "$n: 0 bad blocks of 512 B writes on ram-bounce" check_bad $n 4 eq 0
 	fi
 
-	n=post-knob-off
-	if row $n post 0 "usb:$WV virtio:$WV"; then
+	n=post-knobs-off
+	if row $n post none "usb-dma:$WV virtio:$WV ram:$WV"; then
 		t_check "$n: usb write+verify works" job_ok $n 1
 		t_check "$n: virtio write+verify works" job_ok $n 2
+		t_check "$n: ram write+verify works" job_ok $n 3
 		t_check "$n: Bounce: 0 kB" meminfo_bounce_zero $n
 		t_check "$n: no usb-storage refusal" \
 			bash -c "! grep -q '$POST_REFUSAL' '$RUNS/$n/guest/dmesg.txt'"

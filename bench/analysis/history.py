@@ -85,6 +85,10 @@ HEADLINES = [
     ("read_bw", r"seqread"),
     ("write_bw", r"seqwrite"),
     ("bounced_bytes_per_gib", None),
+    ("cpu_s_per_gib", r"4k-qd1$"),
+    ("bounce_submit_us_p50", None),
+    ("bounce_endio_us_p50", None),
+    ("integrity_bad_blocks", None),
 ]
 HISTORY_SIZE = (1000, 560)
 PX_PER_RUN = 120

@@ -248,6 +248,28 @@ def fio_cpu(fio):
     return out
 
 
+_STAT_CPU = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def read_proc_stat(path):
+    """The aggregate "cpu" line of /proc/stat -> {field: ticks}, or {}."""
+    for line in (read_text(path) or "").splitlines():
+        parts = line.split()
+        if parts and parts[0] == "cpu":
+            return {k: int(v) for k, v in zip(_STAT_CPU, parts[1:]) if v.isdigit()}
+    return {}
+
+
+def read_diskstats(path):
+    """/proc/diskstats -> {device name: (sectors read, sectors written)}."""
+    out = {}
+    for line in (read_text(path) or "").splitlines():
+        parts = line.split()
+        if len(parts) >= 10 and parts[5].isdigit() and parts[9].isdigit():
+            out[parts[2]] = (int(parts[5]), int(parts[9]))
+    return out
+
+
 def listdir(path):
     try:
         return sorted(os.listdir(path))

@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 
+from . import headline as H
 from . import metrics as M
 from . import stats as S
 from . import tidy as T
@@ -301,7 +302,14 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     warnings = list(run.warnings) + list(extra_warnings)
     if warnings:
         parts += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    parts += ["## Did the bounce path run?", "", _bounce_section(run), "",
+    parts += ["## Did the bounce path run?", "", _bounce_section(run), ""]
+    integrity = H.integrity_section(run)
+    if integrity:
+        parts += ["## Data integrity", ""] + integrity + [""]
+    cost = H.cost_section(run, verdicts)
+    if cost:
+        parts += ["## What a bounce costs", ""] + cost + [""]
+    parts += [
               "## Verdicts", "", _verdict_section(verdicts, run, run_dir), "",
               "## Plots", "", _plots_section(figures, run_dir), "",
               "## Failed boots, skipped and failed jobs", "",

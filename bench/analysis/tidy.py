@@ -16,7 +16,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import integrity as I
+from . import labconf as L
 from . import metrics as M
+from . import probes as P
 from . import rawfiles as R
 
 TIDY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot",
@@ -26,6 +29,8 @@ EXCLUDED_COLUMNS = ["kind", "boot", "variant", "disk", "pressure", "rep",
                     "job", "reason", "dir"]
 GIB = 1 << 30
 SECTOR = 512
+USER_HZ = 100           # /proc/stat ticks, fixed at 100 on x86
+PAGE_KB = 4
 
 
 class RunError(Exception):
@@ -61,9 +66,12 @@ def _kernel_info(build):
     }
 
 
-def _job_disk(device, boot_disk, cmdline):
-    """The disk label of a job: usb jobs carry the usb mode of their boot
-    (usb-pio: lab knob on, usb-dma: off); virtio is the control."""
+def _job_disk(device, boot_disk, cmdline, lab=None):
+    """The disk label of a job. The guest names it as bench/lab.conf does;
+    runs from before lab.conf said "usb" and carried the usb mode in their
+    boot (usb-pio: lab knob on, usb-dma: off)."""
+    if lab and device in lab["disk"]:
+        return device
     if device != "usb":
         return device
     if boot_disk.startswith("usb-"):
@@ -77,7 +85,11 @@ def _job_name(jobdir_name, what):
     parts = (what or "").split()
     if len(parts) >= 2:
         job = parts[1]
-        return parts[0], job[:-4] if job.endswith(".fio") else job
+        job = job[:-4] if job.endswith(".fio") else job
+        # a probed twin is a cell of its own: the probes cost time
+        if len(parts) >= 3 and parts[2] == "probe":
+            job += "+probe"
+        return parts[0], job
     bits = jobdir_name.split("-", 2)
     if len(bits) == 3:
         return bits[1], bits[2]
@@ -101,6 +113,7 @@ def job_metrics(jdir):
     rows, curves = [], []
     fio = R.read_fio(os.path.join(jdir, "fio.json"))
     dirs = R.fio_directions(fio)
+    cls = R.read_text(os.path.join(jdir, "class")) or "performance"
     moved = 0
     for d, rec in dirs.items():
         moved += rec["io_bytes"]
@@ -119,12 +132,36 @@ def job_metrics(jdir):
         if key in cpu:
             rows.append((metric, cpu[key]))
 
+    # What the block layer moved on the job's device (diskstats): the
+    # denominator of every per-GiB figure. fio's io_bytes would count
+    # page-cache reads that never reach the disk.
+    info = {"bounce_trace": "missing", "bounces": np.nan,
+            "hist_dropped": np.nan, "job_class": cls,
+            "block_bytes": np.nan, "sectors_read": np.nan,
+            "sectors_written": np.nan}
+    dev = (R.read_text(os.path.join(jdir, "device")) or "").rsplit("/", 1)[-1]
+    ds0 = R.read_diskstats(os.path.join(jdir, "before", "diskstats"))
+    ds1 = R.read_diskstats(os.path.join(jdir, "after", "diskstats"))
+    gib = None
+    if dev in ds0 and dev in ds1:
+        rd, wr = (b - a for a, b in zip(ds0[dev], ds1[dev]))
+        info.update(sectors_read=rd, sectors_written=wr,
+                    block_bytes=(rd + wr) * SECTOR)
+        gib = (rd + wr) * SECTOR / GIB if rd + wr > 0 else None
+    elif moved > 0:
+        gib = moved / GIB       # runs from before the diskstats snapshot
+
+    # Guest CPU in the kernel (system, irq, softirq) per GiB moved.
+    st0 = R.read_proc_stat(os.path.join(jdir, "before", "stat"))
+    st1 = R.read_proc_stat(os.path.join(jdir, "after", "stat"))
+    ticks = _delta(st0, st1, ["system", "irq", "softirq"])
+    if ticks is not None and gib:
+        rows.append(("cpu_s_per_gib", ticks / USER_HZ / gib))
+
     # Bounces: "absent" means the kernel has no block_bio_bounce tracepoint
     # (the bounce code is gone): no row, but the job says why.
     bounces = R.read_bounces(os.path.join(jdir, "bounces"))
     hist = R.read_bounce_hist(os.path.join(jdir, "bounce-hist.txt"))
-    info = {"bounce_trace": "missing", "bounces": np.nan,
-            "hist_dropped": np.nan}
     if bounces == "absent":
         info["bounce_trace"] = "absent"
     elif isinstance(bounces, int):
@@ -133,16 +170,29 @@ def job_metrics(jdir):
         rows.append(("bounces", bounces))
         if hist is not None:
             info["hist_dropped"] = hist["dropped"]
-            if moved > 0:
+            if gib:
                 rows.append(("bounced_bytes_per_gib",
-                             hist["sectors"] * SECTOR / moved * GIB))
+                             hist["sectors"] * SECTOR / gib))
+
+    rows += _probe_rows(jdir, gib, info)
+    if cls == "integrity":
+        res = I.job_result(fio, R.read_text(os.path.join(jdir, "fio.stderr")))
+        if res:
+            rows += [("integrity_written_blocks", res["written"]),
+                     ("integrity_checked_blocks", res["checked"]),
+                     ("integrity_bad_blocks", res["bad"])]
+            info["first_bad"] = res["first_bad"]
 
     mon = R.read_labmon(os.path.join(jdir, "labmon.csv"))
     if mon is not None and len(mon):
-        for col, metric, fn in (("Bounce", "bounce_peak_kb", "max"),
-                                ("LowFree", "lowfree_min_kb", "min")):
+        for col, metric, fn, scale in (
+                ("Bounce", "bounce_peak_kb", "max", 1),
+                ("Bounce", "bounce_pages_peak", "max", 1 / PAGE_KB),
+                ("Bounce", "bounce_pages_mean", "mean", 1 / PAGE_KB),
+                ("LowFree", "lowfree_min_kb", "min", 1),
+                ("HighFree", "highfree_min_kb", "min", 1)):
             if col in mon and mon[col].notna().any():
-                rows.append((metric, float(getattr(mon[col].dropna(), fn)())))
+                rows.append((metric, scale * float(getattr(mon[col].dropna(), fn)())))
 
     vm0 = R.read_keyvalues(os.path.join(jdir, "before", "vmstat"))
     vm1 = R.read_keyvalues(os.path.join(jdir, "after", "vmstat"))
@@ -164,6 +214,36 @@ def job_metrics(jdir):
     return rows, info, curves
 
 
+def _probe_rows(jdir, gib, info):
+    """Per-bounce times of a probed job (see probes.py); [] when the job
+    was not probed. A probed kernel whose bounce functions never ran has
+    0 µs per GiB, but no percentiles; one without them (post) has no
+    rows: its probes file does not name them."""
+    probes = R.read_text(os.path.join(jdir, "probes"))
+    if probes is None:
+        return []
+    text = P.read_trace_text(os.path.join(jdir, "probe-trace.txt.gz"))
+    if text is None:
+        info["probe_state"] = "trace missing"
+        return []
+    t = P.summary(P.parse(text))
+    info["probe_submit_calls"] = len(t["submit"])
+    info["probe_completion_calls"] = len(t["completion"])
+    info["probe_overrun"] = P.read_overrun(
+        os.path.join(jdir, "probe-overrun.txt"), R.read_text)
+    info["probe_state"] = "probed"
+    rows = []
+    for key, name in (("submit", "submit"), ("completion", "endio")):
+        x = t[key]
+        if len(x):
+            rows += [(f"bounce_{name}_us_p50", float(np.percentile(x, 50))),
+                     (f"bounce_{name}_us_p99", float(np.percentile(x, 99)))]
+    if P.SUBMIT in probes.split() and gib:
+        rows.append(("bounce_us_per_gib",
+                     (t["submit"].sum() + t["completion"].sum()) / gib))
+    return rows
+
+
 def _job_state(jdir):
     """("ok"|"skipped"|"failed", reason) of a job folder."""
     skipped = R.read_text(os.path.join(jdir, "skipped"))
@@ -172,12 +252,62 @@ def _job_state(jdir):
     rc = R.read_text(os.path.join(jdir, "fio.rc"))
     if rc is None:
         return "failed", "no fio.rc: the job did not finish"
+    # An integrity job's verify errors are its result (integrity.py).
+    if (R.read_text(os.path.join(jdir, "class")) == "integrity" and
+            R.read_fio(os.path.join(jdir, "fio.json")) is not None):
+        return "ok", ""
     if rc != "0":
         err = (R.read_text(os.path.join(jdir, "fio.stderr")) or "").splitlines()
         return "failed", f"fio exited {rc}" + (f": {err[0]}" if err else "")
     if R.read_fio(os.path.join(jdir, "fio.json")) is None:
         return "failed", "fio.json missing or not JSON"
     return "ok", ""
+
+
+def _copyref(path):
+    """The boot's plain memcpy times (guest/copyref.txt), in µs."""
+    kv = {}
+    for line in (R.read_text(path) or "").splitlines():
+        k, _, v = line.partition("=")
+        try:
+            kv[k.strip()] = float(v)
+        except ValueError:
+            pass
+    return {"memcpy_4k_us": kv.get("copy_4k_ns_median", np.nan) / 1000.0,
+            "memcpy_64k_us": kv.get("copy_64k_ns_median", np.nan) / 1000.0}
+
+
+# Metrics whose within-boot ratio means something: what the bounce costs
+# relative to the same disk unbounced, in the same boot.
+RATIO_METRICS = ("read_iops", "write_iops", "cpu_s_per_gib",
+                 "read_clat_p50_us", "read_clat_p99_us",
+                 "write_clat_p50_us", "write_clat_p99_us")
+
+
+def _within_boot_ratios(tidy, lab):
+    """Rows of the pseudo-disk "A/B" for every lab.conf pair of a bounce
+    candidate A and its control B that ran the same job in the same boot:
+    value = A / B. TCG's speed, which swings up to 50% from boot to boot,
+    cancels in the ratio."""
+    pairs = L.control_pairs(lab)
+    if not pairs or not tidy:
+        return []
+    df = pd.DataFrame(tidy)
+    df = df[df["metric"].isin(RATIO_METRICS)]
+    out = []
+    for a, b in pairs:
+        da, db = df[df["disk"] == a], df[df["disk"] == b]
+        if da.empty or db.empty:
+            continue
+        m = da.merge(db, on=["variant", "job", "pressure", "rep", "boot", "metric"],
+                     suffixes=("_a", "_b"))
+        for r in m.itertuples(index=False):
+            if r.value_b > 0:
+                out.append(dict(variant=r.variant, disk=L.ratio_disk(a, b), job=r.job,
+                                pressure=r.pressure, rep=r.rep, boot=r.boot,
+                                metric=r.metric, value=r.value_a / r.value_b,
+                                unit="ratio"))
+    return out
 
 
 def load_run(path):
@@ -195,6 +325,7 @@ def load_run(path):
 
     tidy, jobs, curves, excluded, warnings = [], [], [], [], []
     kernels = []
+    lab = L.load(path)
     for b in boots.itertuples(index=False):
         key = {"variant": b.variant, "pressure": b.pressure,
                "rep": b.rep, "boot": b.boot}
@@ -217,18 +348,19 @@ def load_run(path):
         gdir = os.path.join(bdir, "guest")
         cmdline = R.read_text(os.path.join(gdir, "cmdline.txt"))
         clock = R.read_clocksource(os.path.join(gdir, "dmesg.txt"))
+        copy = _copyref(os.path.join(gdir, "copyref.txt"))
         for name in R.listdir(os.path.join(gdir, "jobs")):
             jdir = os.path.join(gdir, "jobs", name)
             if not os.path.isdir(jdir):
                 continue
             device, job = _job_name(name, R.read_text(os.path.join(jdir, "what")))
-            disk = _job_disk(device, b.disk, cmdline)
+            disk = _job_disk(device, b.disk, cmdline, lab)
             state, reason = _job_state(jdir)
             rel = os.path.relpath(jdir, path)
             jrow = dict(device=device, disk=disk, job=job, state=state,
                         reason=reason, dir=rel, clocksource=clock,
                         bounce_trace="", bounces=np.nan, hist_dropped=np.nan,
-                        start_s=np.nan, end_s=np.nan, **key, **kinfo)
+                        start_s=np.nan, end_s=np.nan, **copy, **key, **kinfo)
             if state != "ok":
                 excluded.append(dict(kind=f"{state} job", disk=disk, job=job,
                                      reason=reason, dir=rel, **key))
@@ -245,6 +377,8 @@ def load_run(path):
                      for m, v in rows]
             curves += [dict(direction=d, percentile=p, clat_us=v, **base)
                        for d, p, v in curve]
+
+    tidy += _within_boot_ratios(tidy, lab)
 
     # Boots the runner planned (matrix.tsv) that never reached boots.tsv:
     # an interrupted run. Listed, like every other gap.

@@ -72,9 +72,14 @@ def expected_metrics(rel):
     bounce = [float(r["Bounce"]) for r in rows if r["Bounce"] != ""]
     if bounce:
         exp["bounce_peak_kb"] = max(bounce)
+        exp["bounce_pages_peak"] = max(bounce) / 4
+        exp["bounce_pages_mean"] = sum(bounce) / len(bounce) / 4
     low = [float(r["LowFree"]) for r in rows if r["LowFree"] != ""]
     if low:
         exp["lowfree_min_kb"] = min(low)
+    high = [float(r["HighFree"]) for r in rows if r["HighFree"] != ""]
+    if high:
+        exp["highfree_min_kb"] = min(high)
     vm0, vm1 = _kv(_file(rel, "before", "vmstat")), _kv(_file(rel, "after", "vmstat"))
     exp["allocstall"] = sum(vm1[k] - vm0[k] for k in vm1 if k.startswith("allocstall_"))
     exp["pgscan"] = sum(vm1[k] - vm0[k] for k in ("pgscan_kswapd", "pgscan_direct"))

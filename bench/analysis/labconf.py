@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bench/lab.conf for Python: the disks, their channels and roles.
+
+The same file lib/lab.sh reads. A run keeps the copy it ran with
+(RUN/lab.conf); older runs fall back to the repository's.
+"""
+import os
+
+REPO_LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab.conf")
+# Fields after TYPE and NAME, the last taking the rest of the line.
+_FIELDS = {"channel": ("find", "args"), "refusal": ("message",),
+           "disk": ("channel", "knob", "role", "label"),
+           "role": ("role", "label"), "pressure": ("label",),
+           "default": ("value",)}
+
+
+def parse(text):
+    """{type: {name: {field: value}}} of a lab.conf text ("-" is "")."""
+    out = {t: {} for t in _FIELDS}
+    for line in text.splitlines():
+        words = line.split()
+        if not words or words[0].startswith("#") or words[0] not in _FIELDS:
+            continue
+        names = _FIELDS[words[0]]
+        rest = line.split(None, 1 + len(names))[2:]
+        if len(rest) < len(names):
+            rest += [""] * (len(names) - len(rest))
+        out[words[0]][words[1]] = {k: ("" if v.strip() == "-" else v.strip())
+                                   for k, v in zip(names, rest)}
+    return out
+
+
+def load(run_path=None):
+    """The lab.conf a run ran with, else the repository's."""
+    for path in ([os.path.join(run_path, "lab.conf")] if run_path else []) + [REPO_LAB]:
+        try:
+            with open(path, encoding="utf-8") as f:
+                return parse(f.read())
+        except OSError:
+            continue
+    return parse("")
+
+
+def disk_role(lab, disk):
+    return lab["disk"].get(disk, {}).get("role", "")
+
+
+def control_pairs(lab):
+    """(bounce candidate, control) disks on the same channel whose knobs
+    are module parameters, so both can share a boot: the within-boot
+    ratio of the two is free of the boot-to-boot speed of TCG."""
+    pairs = []
+    disks = lab["disk"]
+    for a, da in disks.items():
+        if da["role"] != "bounce-candidate" or not da["knob"].startswith("param:"):
+            continue
+        for b, db in disks.items():
+            if (b != a and db["channel"] == da["channel"] and db["role"] == "control"
+                    and db["knob"].startswith("param:")):
+                pairs.append((a, b))
+    return pairs
+
+
+def ratio_disk(a, b):
+    """The label of the within-boot ratio of disk a to disk b."""
+    return f"{a}/{b}"

@@ -272,23 +272,27 @@ def _excluded_section(run):
 
 METHOD = f"""\
 - Each job gives one value per metric; a metric the kernel does not expose
-  has no value (never 0). Cells are disk × job × memory pressure; usb jobs
-  carry their boot's usb mode (`usb-pio`: lab knob on, `usb-dma`: off),
-  `virtio` is the control.
-- B/A is the ratio of medians. The 95 % CI is a percentile bootstrap
-  ({S.N_BOOT} resamples of each side, seeded per row, numpy only). A CI
-  that excludes 1 gives faster/slower (throughput, latency) or
-  higher/lower (other metrics); otherwise "no significant difference".
-  Fewer than {S.MIN_REPS} runs a side: "too few repetitions" (the ratio
-  is shown, no CI). Below {S.FEW_REPS} runs a side the bootstrap CI is
-  optimistic.
-- MDE: the relative change these runs could detect with 80 % power at the
-  5 % level, from the CI half-width h on the log scale:
-  exp(h × {S.POWER_FACTOR:.3f}) − 1.
-- A/A: two labels that boot the same bzImage; they should show no
-  significant difference.
-- A comparison on `usb-pio` with a `pre-fixed` side is only reported when
-  every such job counted bounced bios; else "bounce path not exercised".
+  has no value (never 0). Cells are disk × job × memory pressure. Pressure
+  counters are compared as rates (per second of job time, per GiB moved),
+  not as totals per job.
+- B/A is the ratio of geometric means. p: exact permutation test on log
+  values (all relabellings, or sign flips of the per-rep log ratios when
+  the blocks A B C of a rep cut the noise: "paired by rep"). The 95 % CI
+  is inverted from the same test, so it excludes 1 exactly when
+  p ≤ {S.ALPHA:g}. Where no relabelling can reach p ≤ {S.ALPHA:g} (3
+  against 3: min p = 0.1) there is no verdict.
+- Primary rows (per job: one throughput, one latency tail, CPU per GiB,
+  lowmem floor) share one Benjamini-Hochberg family, every other row a
+  second, exploratory one; a verdict needs the adjusted p ≤ {S.ALPHA:g}.
+- MDE: the change these reps would detect with 80 % power at the 5 %
+  level, from the within-variant noise pooled over the cell's variants
+  (t quantiles); n/a for tied or quantised values.
+- Controls (A/A): the same kernel under two labels, or the baseline and
+  the bounce variant on a control disk. A significant control is a false
+  positive; a run with one is not to be trusted.
+- A comparison on a bounce-candidate disk with a bounce-variant side is
+  only reported when every such job counted bounced bios; else "bounce
+  path not exercised".
 - Failed boots, skipped and failed jobs are left out of the statistics and
   listed above.
 """

@@ -27,7 +27,9 @@ SIZES = {
     "bars": (1000, 560),
     "memory-timeline": (900, 820),
     "bounced-bytes": (900, 560),
+    "forest": (900, 300),
 }
+PX_PER_FOREST_ROW = 16
 # The bar figures: (file-name prefix, metric).
 BAR_METRICS = [
     ("throughput", "read_iops"), ("throughput", "write_iops"),
@@ -36,7 +38,7 @@ BAR_METRICS = [
 # Room for one x label ("smoke-randwrite-verify" at 8 pt): wide figures
 # grow by this much per group or bar instead of overlapping their labels.
 PX_PER_LABEL = 130
-SIGNIFICANT = ("faster", "slower", "higher", "lower")
+SIGNIFICANT = S.SIGNIFICANT
 GNUPLOT_TIMEOUT = 120
 
 
@@ -73,7 +75,8 @@ class Plotter:
         self.figures = []
         self.errors = []
 
-    def render(self, script, name, data, params, caption, group, width=None):
+    def render(self, script, name, data, params, caption, group, width=None,
+               height=None):
         """Write the data file, run gnuplot for PNG and SVG, record the
         figure if its files exist. width overrides the size table (SIZES,
         or the sizes given to the constructor) for figures that grow with
@@ -85,8 +88,9 @@ class Plotter:
         if not self.gnuplot:
             self.errors.append("gnuplot not found: no plots")
             return
-        base_w, height = self.sizes[script]
+        base_w, base_h = self.sizes[script]
         width = max(base_w, int(width or 0))
+        height = max(base_h, int(height or 0))
         outs = {}
         for ext in ("png", "svg"):
             out = os.path.join(self.outdir, f"{name}.{ext}")
@@ -275,10 +279,39 @@ def memory_timelines(run, p):
                  "memory timelines")
 
 
+def forest(run, verdicts, p):
+    """One forest plot per primary slot: ratio and CI of every primary
+    row that has a ratio (controls grey, significant rows red)."""
+    if verdicts.empty:
+        return
+    prim = verdicts[verdicts["primary"].astype(bool) & np.isfinite(verdicts["ratio"]) &
+                    (verdicts["ratio"] > 0) & np.isfinite(verdicts["ratio"].replace(np.inf, np.nan))]
+    for slot in M.PRIMARY_SLOTS:
+        rows = prim[prim["slot"] == slot]
+        if rows.empty:
+            continue
+        rows = rows.sort_values(["control", "disk", "job", "pressure", "a", "b"], kind="stable")
+        lines = []
+        for y, r in enumerate(rows.itertuples()):
+            color = 3 if r.control else (2 if r.verdict in SIGNIFICANT else 1)
+            lo = r.ci_low if np.isfinite(r.ci_low) and r.ci_low > 0 else np.nan
+            hi = r.ci_high if np.isfinite(r.ci_high) else np.nan
+            label = (f"{r.disk} {r.job} {r.pressure}: {r.b}/{r.a}"
+                     + (" (control)" if r.control else ""))
+            lines.append(f"{y} {_num(r.ratio)} {_num(lo)} {_num(hi)} {color} {_q(label)}")
+        metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))
+        title = (f"Primary metric: {slot} ({metrics})\n{T.kernel_title(run)}\n"
+                 "red: significant after BH; grey: control (A/A)")
+        p.render("forest", _slug("forest", slot), "\n".join(lines) + "\n",
+                 dict(title=title, nrows=len(lines)), f"forest plot: {slot}", "forest",
+                 height=150 + PX_PER_FOREST_ROW * len(lines))
+
+
 def make_plots(run, verdicts, outdir, gp_dir=GP_DIR):
     """All figures of a run; returns the Plotter (figures, errors)."""
     os.makedirs(outdir, exist_ok=True)
     p = Plotter(outdir, gp_dir)
+    forest(run, verdicts, p)
     for prefix, metric in BAR_METRICS:
         metric_bars(run, verdicts, p, prefix, metric)
     latency_curves(run, p)

@@ -636,6 +636,24 @@ def controls(df):
     return int(c["verdict"].isin(SIGNIFICANT).sum()), len(c)
 
 
+def ci_check(verdicts, target_pct):
+    """(narrow: bool, rows): whether every primary, non-control row that
+    can be compared has a 95 % CI half-width <= target_pct % (half the
+    log-width of the CI, as a percentage); rows are the primary rows by
+    half-width, widest first (inf: no CI yet, too few repetitions)."""
+    if verdicts.empty:
+        return False, verdicts.assign(half_width_pct=[])
+    v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool) &
+                 ~verdicts["verdict"].isin([NO_DATA, NOT_EXERCISED])].copy()
+    zeros = v["note"].str.contains("values of 0", regex=False)
+    v = v[~zeros]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.expm1((np.log(v["ci_high"]) - np.log(v["ci_low"])) / 2) * 100
+    v["half_width_pct"] = half.fillna(np.inf)
+    v = v.sort_values("half_width_pct", ascending=False, kind="stable")
+    return (len(v) > 0 and bool((v["half_width_pct"] <= target_pct).all())), v
+
+
 def bounce_summary(run):
     """Per variant, disk, job and pressure: how bounces were seen.
 

@@ -152,10 +152,19 @@ def latency_curves(run, p):
 
 
 def metric_bars(run, verdicts, p, prefix, metric):
-    """Median per variant and cell with CI whiskers and significance marks."""
+    """One figure per disk (disks differ by orders of magnitude, so they
+    never share an axis)."""
     t = run.tidy[run.tidy["metric"] == metric]
+    for disk in sorted(set(t["disk"])):
+        _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
+
+
+def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
+    """Median per variant and cell with CI whiskers, every rep as a point
+    and significance marks."""
     if t.empty:
         return
+    points = []
     vindex, order = _variant_index(run)
     variants = [v for v in order if v in set(t["variant"])]
     cells = sorted({(r.disk, r.job, r.pressure) for r in t.itertuples()})
@@ -172,6 +181,7 @@ def metric_bars(run, verdicts, p, prefix, metric):
             vals = cell[cell["variant"] == v]["value"].to_numpy()
             if not len(vals):
                 continue
+            points += [f"{x0 + vi:g} {_num(x)}" for x in vals]
             med, lo, hi = S.median_ci(vals, seed=S.cell_seed(metric, disk, job, pressure, v))
             mark = ""
             if v != base:
@@ -187,17 +197,18 @@ def metric_bars(run, verdicts, p, prefix, metric):
     colors = " ".join(str(vindex[v]) for v, rows in blocks.items() if rows)
     nblocks = len(parts)
     parts.append(_q("ticks") + "\n" + "\n".join(ticks))
-    name = _slug(prefix, metric)
+    parts.append(_q("reps") + "\n" + "\n".join(points))
+    name = _slug(prefix, metric, disk_name)
     unit = M.unit(metric)
-    title = (f"{M.label(metric)}: median per variant with 95% bootstrap CI\n"
-             f"{T.kernel_title(run)}; variants {', '.join(variants)}")
-    foot = ("* = ratio to the first variant of the group has a 95% CI that "
-            "excludes 1; no whisker = fewer than 2 runs")
+    title = (f"{M.label(metric)} on {disk_name}: median per variant with 95% bootstrap CI, "
+             f"dots: each rep\n{T.kernel_title(run)}; variants {', '.join(variants)}")
+    foot = ("* = significant against the first variant of the group (BH-adjusted "
+            "permutation test); no whisker = fewer than 2 runs")
     p.render("bars", name, "\n\n\n".join(parts) + "\n",
              dict(nblocks=nblocks, title=title, ylabel=f"{M.label(metric)} ({unit})",
                   footnote=foot, colors=colors,
                   xmax=(len(cells) - 1) * (nv + 1) + nv - 1),
-             f"{M.label(metric)} per variant", prefix,
+             f"{M.label(metric)} per variant on {disk_name}", prefix,
              width=len(cells) * max(PX_PER_LABEL, 30 * (nv + 1)) + 200)
 
 

@@ -12,8 +12,9 @@
 # datafile: one block per variant (two blank lines between blocks), each
 # starting with a quoted header line (the legend entry), rows
 # "x  median  ci_low  ci_high  mark_y  \"mark\"", "?" for a missing value;
-# then a last block of group ticks: header line, rows "x  \"label\"" (a
-# label may hold \n).
+# then a block of group ticks: header line, rows "x  \"label\"" (a
+# label may hold \n); then, optionally, a block of every rep's value:
+# header line, rows "x  value" (drawn as dots over the bars).
 if (!exists("width")) width = 1000
 if (!exists("height")) height = 560
 if (!exists("title")) title = ""
@@ -44,4 +45,5 @@ if (footnote ne "") { set label 1 footnote at screen 0.01, 0.02 left font ",8" }
 plot for [i=0:nblocks-1] datafile index i using 1:2 with boxes lc (colors eq "" ? i+1 : word(colors, i+1)+0) title columnheader(1), \
      for [i=0:nblocks-1] datafile index i using 1:3:(0):($4-$3) with vectors heads size screen 0.006,90 lc rgb "black" notitle, \
      for [i=0:nblocks-1] datafile index i using 1:5:6 with labels offset 0,1 font ",14" notitle, \
-     datafile index nblocks using 1:(0):xtic(2) with points ps 0 notitle
+     datafile index nblocks using 1:(0):xtic(2) with points ps 0 notitle, \
+     datafile index nblocks+1 using 1:2 with points pt 7 ps 0.5 lc rgb "black" notitle

@@ -27,8 +27,10 @@ job, pressure and metric, each run is compared with the previous run (by
 date) that has the same cell, with stats.compare on the two runs'
 per-repetition values: the ratio of medians (later/earlier) and its 95 %
 percentile bootstrap CI, both sides resampled independently; the change
-is significant when that CI excludes 1 (the same rule as a run's own
-verdicts). This is more sensitive than asking whether the two runs'
+is significant when its Benjamini-Hochberg adjusted p is <= 0.05 (the same
+test as a run's own verdicts, see stats.py: exact permutation test on log
+values; BH across every consecutive pair of the whole history, primary
+metrics one family, the others a second, exploratory one). This is more sensitive than asking whether the two runs'
 median CIs overlap (two 95 % intervals may overlap while the difference is
 significant). With fewer than 2 repetitions on a side nothing is tested
 ("too few repetitions"). Each consecutive pair is a separate test at the
@@ -72,7 +74,8 @@ SETUP = ["accel", "icount", "memhog_mb"]
 CHANGE_COLUMNS = ["metric", "unit", "disk", "job", "pressure", "variant",
                   "run_a", "run_b", "started_a", "started_b", "version_a",
                   "version_b", "n_a", "n_b", "median_a", "median_b", "ratio",
-                  "ci_low", "ci_high", "verdict", "significant", "note"]
+                  "ci_low", "ci_high", "verdict", "significant", "note",
+                  "p_value", "p_adjusted", "primary"]
 
 # The headline figures: (metric, job-name pattern). One figure per
 # headline metric, matching job, disk and pressure (pattern None: every
@@ -382,8 +385,12 @@ def changes(df, n_boot=S.N_BOOT):
     order = _run_order(df)
     rows = []
     d = df.assign(_r=df["run_id"].map(order))
+    present = {k: set(g["metric"]) for k, g in d.groupby("job", sort=False)}
     for (v, disk, job, pressure, metric), g in d.groupby(
             ["variant", "disk", "job", "pressure", "metric"], sort=True):
+        if metric in M.TOTALS:
+            continue
+        primary = metric in M.primary_metrics(job, present[job]).values()
         g = g.sort_values("_r")
         recs = g.to_dict("records")
         for a, b in zip(recs, recs[1:]):
@@ -410,8 +417,13 @@ def changes(df, n_boot=S.N_BOOT):
                              ci_low=res["ci_low"], ci_high=res["ci_high"],
                              verdict=res["verdict"],
                              significant=res["verdict"] in P.SIGNIFICANT,
-                             note="; ".join(notes)))
+                             note="; ".join(notes), p_value=res["p_value"],
+                             p_adjusted=np.nan, primary=primary))
     out = pd.DataFrame(rows, columns=CHANGE_COLUMNS)
+    # Benjamini-Hochberg across the whole history: primary metrics one
+    # family, the others (exploratory) another, as in a run's verdicts
+    if not out.empty:
+        out = _adjust(out)
     # A change every variant of the cell shows alike, in the same run:
     # more likely the host or the setup than a kernel.
     sig = out[out["significant"]]
@@ -424,6 +436,19 @@ def changes(df, n_boot=S.N_BOOT):
         if len(present) >= 2 and len(g) == len(present) and len(ups) == 1:
             note = "every variant moved alike: host or setup drift rather than a kernel?"
             out.loc[g.index, "note"] = [f"{n}; {note}" if n else note for n in g["note"]]
+    return out
+
+
+def _adjust(out):
+    out = out.copy()
+    out["p_adjusted"] = np.nan
+    for fam in (True, False):
+        sel = ((out["primary"] == fam) & out["p_value"].notna() &
+               ~out["verdict"].map(S.is_too_few))
+        out.loc[sel, "p_adjusted"] = S.bh_adjust(out.loc[sel, "p_value"].to_numpy(float))
+    lost = out["verdict"].isin(S.SIGNIFICANT) & ~(out["p_adjusted"] <= S.ALPHA)
+    out.loc[lost, "verdict"] = S.NO_DIFF
+    out["significant"] = out["verdict"].isin(S.SIGNIFICANT)
     return out
 
 
@@ -626,10 +651,10 @@ def write_report(df, ch, figures, errors, path):
     out += ["## Significant changes", "",
             "Each run against the previous run (by date) of the same variant, disk, "
             "job, pressure and metric: ratio of medians (later/earlier) with a 95 % "
-            "percentile bootstrap CI on the two runs' per-repetition values; "
-            "significant when the CI excludes 1. With fewer than 2 repetitions on a "
-            "side nothing is tested. Each pair is its own test at the 5 % level, so "
-            "among many metrics some flags are false alarms; a change every variant "
+            "CI from an exact permutation test on the two runs' per-repetition log "
+            "values; significant when the Benjamini-Hochberg adjusted p (across the "
+            "whole history; primary metrics one family, others another) is <= 0.05. "
+            "Where the test cannot reach 0.05 nothing is tested. A change every variant "
             f"shows alike points at the host or setup. All pairs: `{CHANGES_FILE}`.", ""]
     sig = significant(ch)
     head = sig[[is_headline(m, j) for m, j in zip(sig["metric"], sig["job"])]] \
@@ -647,7 +672,7 @@ def write_report(df, ch, figures, errors, path):
     if others:
         out += ["", f"{others} further significant change(s) in other metrics: "
                 f"see `{CHANGES_FILE}`."]
-    untested = int((ch["verdict"] == S.TOO_FEW).sum()) if not ch.empty else 0
+    untested = int(ch["verdict"].map(S.is_too_few).sum()) if not ch.empty else 0
     if untested:
         out += ["", f"{untested} pair(s) of consecutive runs had fewer than "
                 f"{S.MIN_REPS} repetitions on a side: not tested."]

@@ -27,7 +27,9 @@ SIZES = {
     "bars": (1000, 560),
     "memory-timeline": (900, 820),
     "bounced-bytes": (900, 560),
+    "forest": (900, 300),
 }
+PX_PER_FOREST_ROW = 16
 # The bar figures: (file-name prefix, metric).
 BAR_METRICS = [
     ("throughput", "read_iops"), ("throughput", "write_iops"),
@@ -36,7 +38,7 @@ BAR_METRICS = [
 # Room for one x label ("smoke-randwrite-verify" at 8 pt): wide figures
 # grow by this much per group or bar instead of overlapping their labels.
 PX_PER_LABEL = 130
-SIGNIFICANT = ("faster", "slower", "higher", "lower")
+SIGNIFICANT = S.SIGNIFICANT
 GNUPLOT_TIMEOUT = 120
 
 
@@ -73,7 +75,8 @@ class Plotter:
         self.figures = []
         self.errors = []
 
-    def render(self, script, name, data, params, caption, group, width=None):
+    def render(self, script, name, data, params, caption, group, width=None,
+               height=None):
         """Write the data file, run gnuplot for PNG and SVG, record the
         figure if its files exist. width overrides the size table (SIZES,
         or the sizes given to the constructor) for figures that grow with
@@ -85,8 +88,9 @@ class Plotter:
         if not self.gnuplot:
             self.errors.append("gnuplot not found: no plots")
             return
-        base_w, height = self.sizes[script]
+        base_w, base_h = self.sizes[script]
         width = max(base_w, int(width or 0))
+        height = max(base_h, int(height or 0))
         outs = {}
         for ext in ("png", "svg"):
             out = os.path.join(self.outdir, f"{name}.{ext}")
@@ -148,10 +152,19 @@ def latency_curves(run, p):
 
 
 def metric_bars(run, verdicts, p, prefix, metric):
-    """Median per variant and cell with CI whiskers and significance marks."""
+    """One figure per disk (disks differ by orders of magnitude, so they
+    never share an axis)."""
     t = run.tidy[run.tidy["metric"] == metric]
+    for disk in sorted(set(t["disk"])):
+        _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
+
+
+def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
+    """Median per variant and cell with CI whiskers, every rep as a point
+    and significance marks."""
     if t.empty:
         return
+    points = []
     vindex, order = _variant_index(run)
     variants = [v for v in order if v in set(t["variant"])]
     cells = sorted({(r.disk, r.job, r.pressure) for r in t.itertuples()})
@@ -168,6 +181,7 @@ def metric_bars(run, verdicts, p, prefix, metric):
             vals = cell[cell["variant"] == v]["value"].to_numpy()
             if not len(vals):
                 continue
+            points += [f"{x0 + vi:g} {_num(x)}" for x in vals]
             med, lo, hi = S.median_ci(vals, seed=S.cell_seed(metric, disk, job, pressure, v))
             mark = ""
             if v != base:
@@ -183,17 +197,18 @@ def metric_bars(run, verdicts, p, prefix, metric):
     colors = " ".join(str(vindex[v]) for v, rows in blocks.items() if rows)
     nblocks = len(parts)
     parts.append(_q("ticks") + "\n" + "\n".join(ticks))
-    name = _slug(prefix, metric)
+    parts.append(_q("reps") + "\n" + "\n".join(points))
+    name = _slug(prefix, metric, disk_name)
     unit = M.unit(metric)
-    title = (f"{M.label(metric)}: median per variant with 95% bootstrap CI\n"
-             f"{T.kernel_title(run)}; variants {', '.join(variants)}")
-    foot = ("* = ratio to the first variant of the group has a 95% CI that "
-            "excludes 1; no whisker = fewer than 2 runs")
+    title = (f"{M.label(metric)} on {disk_name}: median per variant with 95% bootstrap CI, "
+             f"dots: each rep\n{T.kernel_title(run)}; variants {', '.join(variants)}")
+    foot = ("* = significant against the first variant of the group (BH-adjusted "
+            "permutation test); no whisker = fewer than 2 runs")
     p.render("bars", name, "\n\n\n".join(parts) + "\n",
              dict(nblocks=nblocks, title=title, ylabel=f"{M.label(metric)} ({unit})",
                   footnote=foot, colors=colors,
                   xmax=(len(cells) - 1) * (nv + 1) + nv - 1),
-             f"{M.label(metric)} per variant", prefix,
+             f"{M.label(metric)} per variant on {disk_name}", prefix,
              width=len(cells) * max(PX_PER_LABEL, 30 * (nv + 1)) + 200)
 
 
@@ -275,10 +290,39 @@ def memory_timelines(run, p):
                  "memory timelines")
 
 
+def forest(run, verdicts, p):
+    """One forest plot per primary slot: ratio and CI of every primary
+    row that has a ratio (controls grey, significant rows red)."""
+    if verdicts.empty:
+        return
+    prim = verdicts[verdicts["primary"].astype(bool) & np.isfinite(verdicts["ratio"]) &
+                    (verdicts["ratio"] > 0) & np.isfinite(verdicts["ratio"].replace(np.inf, np.nan))]
+    for slot in M.PRIMARY_SLOTS:
+        rows = prim[prim["slot"] == slot]
+        if rows.empty:
+            continue
+        rows = rows.sort_values(["control", "disk", "job", "pressure", "a", "b"], kind="stable")
+        lines = []
+        for y, r in enumerate(rows.itertuples()):
+            color = 3 if r.control else (2 if r.verdict in SIGNIFICANT else 1)
+            lo = r.ci_low if np.isfinite(r.ci_low) and r.ci_low > 0 else np.nan
+            hi = r.ci_high if np.isfinite(r.ci_high) else np.nan
+            label = (f"{r.disk} {r.job} {r.pressure}: {r.b}/{r.a}"
+                     + (" (control)" if r.control else ""))
+            lines.append(f"{y} {_num(r.ratio)} {_num(lo)} {_num(hi)} {color} {_q(label)}")
+        metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))
+        title = (f"Primary metric: {slot} ({metrics})\n{T.kernel_title(run)}\n"
+                 "red: significant after BH; grey: control (A/A)")
+        p.render("forest", _slug("forest", slot), "\n".join(lines) + "\n",
+                 dict(title=title, nrows=len(lines)), f"forest plot: {slot}", "forest",
+                 height=150 + PX_PER_FOREST_ROW * len(lines))
+
+
 def make_plots(run, verdicts, outdir, gp_dir=GP_DIR):
     """All figures of a run; returns the Plotter (figures, errors)."""
     os.makedirs(outdir, exist_ok=True)
     p = Plotter(outdir, gp_dir)
+    forest(run, verdicts, p)
     for prefix, metric in BAR_METRICS:
         metric_bars(run, verdicts, p, prefix, metric)
     latency_curves(run, p)

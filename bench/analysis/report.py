@@ -10,6 +10,7 @@ import numpy as np
 
 from . import headline as H
 from . import metrics as M
+from . import roles as ROLES
 from . import stats as S
 from . import tidy as T
 
@@ -20,8 +21,9 @@ REPORT_METRICS = ["read_iops", "write_iops", "read_clat_p50_us",
                   "bounce_peak_kb", "lowfree_min_kb", "allocstall",
                   "psi_some_us"]
 # Pairs for the one-line-per-cell headline, most telling first.
-HEADLINE_PAIRS = [("pre-fixed", "post"), ("pre", "post"), ("pre-fixed", "pre")]
 MAX_HEADLINES = 12
+MAX_FIRST = 20          # significant rows in the first screen's table
+TABLES = "tables.md"    # the full verdict tables, next to report.md
 
 
 def fmt(x, digits=4):
@@ -73,50 +75,77 @@ def ratio_text(row):
 
 
 def bounce_status(run):
-    """(exercised: bool|None, sentence) about the pre-fixed usb-pio path."""
+    """(exercised: bool|None, sentence) about the bounce variant on the
+    bounce-candidate disks."""
     bs = S.bounce_summary(run)
     if bs.empty:
         return None, "no measured jobs"
-    pf = bs[bs["variant"].map(lambda v: S.is_bounce_variant(run, v)) &
-            (bs["disk"] == S.BOUNCE_DISK)]
+    pf = bs[bs["variant"].map(lambda v: ROLES.is_bounce(run, v)) &
+            bs["disk"].map(lambda d: ROLES.is_candidate(run, d))]
     if pf.empty:
-        return None, (f"not tested: no {S.BOUNCE_VARIANT} job on "
-                      f"{S.BOUNCE_DISK} ran")
+        return None, "not tested: no bounce-variant job ran on a bounce-candidate disk"
+    names = f"{'/'.join(sorted(set(pf['variant'])))} on {'/'.join(sorted(set(pf['disk'])))}"
     total = pf["bounces"].sum()
     jobs = int(pf["jobs"].sum())
     cells_ok = ((pf["counted"] == pf["jobs"]) & (pf["bounces"] > 0)).all()
-    zero_jobs = run.jobs[(run.jobs["state"] == "ok") & (run.jobs["disk"] == S.BOUNCE_DISK) &
-                         run.jobs["variant"].map(lambda v: S.is_bounce_variant(run, v)) &
-                         ~(run.jobs["bounces"] > 0)]
+    j = run.jobs
+    zero_jobs = j[(j["state"] == "ok") & j["disk"].map(lambda d: ROLES.is_candidate(run, d)) &
+                  j["variant"].map(lambda v: ROLES.is_bounce(run, v)) & ~(j["bounces"] > 0)]
     if cells_ok and zero_jobs.empty:
-        return True, (f"exercised: {S.BOUNCE_VARIANT} on {S.BOUNCE_DISK} counted "
+        return True, (f"exercised: {names} counted "
                       f"{int(total)} bounced bios in {jobs} job(s)")
     scope = "" if len(zero_jobs) >= jobs else " everywhere"
     return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {jobs} "
-                   f"{S.BOUNCE_VARIANT} job(s) on {S.BOUNCE_DISK} counted no "
+                   f"job(s) of {names} counted no "
                    "bounced bios; no bounce cost is reported for them")
 
 
-def _primary_metric(cell):
-    for m in ("write_iops", "read_iops"):
-        if m in set(cell["metric"]):
-            return m
-    return cell["metric"].iloc[0] if len(cell) else None
-
-
 def headline_rows(verdicts):
-    """Per cell and pair, the main throughput metric's verdict row; the
-    pairs of HEADLINE_PAIRS first."""
-    out = []
+    """The primary verdict rows that are not controls and have a test,
+    significant first (smallest adjusted p first)."""
     if verdicts.empty:
-        return out
-    rank = {p: i for i, p in enumerate(HEADLINE_PAIRS)}
-    for _, cell in verdicts.groupby(["disk", "job", "pressure"], sort=True):
-        metric = _primary_metric(cell)
-        rows = cell[cell["metric"] == metric]
-        rows = rows.assign(_r=[rank.get((a, b), len(rank))
-                               for a, b in zip(rows["a"], rows["b"])])
-        out += [r for _, r in rows.sort_values("_r", kind="stable").iterrows()]
+        return []
+    v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool) &
+                 verdicts["p_value"].notna() & ~verdicts["verdict"].map(S.is_too_few)]
+    v = v.assign(_s=~v["verdict"].isin(S.SIGNIFICANT))
+    v = v.sort_values(["_s", "p_adjusted", "disk", "job", "pressure"], kind="stable")
+    return [r for _, r in v.iterrows()]
+
+
+def controls_line(verdicts):
+    """(ok: bool|None, sentence) of the run's A/A control rows."""
+    sig, n = S.controls(verdicts)
+    if not n:
+        return None, "controls: no A/A control rows with a test in this run"
+    if sig:
+        return False, (f"controls: {sig} of {n} A/A rows significant: the "
+                       "verdicts of this run are NOT to be trusted")
+    return True, f"controls: 0 of {n} A/A rows significant"
+
+
+def integrity_section(run):
+    """Markdown lines about data integrity (headline.py); [] when the run
+    has no integrity data."""
+    return H.integrity_section(run)
+
+
+def uncomparable(verdicts, run):
+    """One line per reason why cells cannot be compared (no data on a
+    side, refused disks, a single variant), with the count of rows."""
+    out = []
+    if not verdicts.empty:
+        reasons = {}
+        for (disk, job, pressure, a, b), g in verdicts.groupby(
+                ["disk", "job", "pressure", "a", "b"], sort=True):
+            if (g["verdict"] == S.NO_DATA).all():
+                key = g["note"].iloc[0].split("; ")[0]
+                reasons.setdefault(key, set()).add((disk, job, pressure))
+        for why, cells in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
+            disks = "/".join(sorted({c[0] for c in cells}))
+            out.append(f"{len(cells)} cell(s) on {disks} cannot be compared: {why}")
+    lonely = lonely_cells(run)
+    if lonely:
+        out.append(f"{len(lonely)} cell(s) where a single variant ran: nothing to compare")
     return out
 
 
@@ -134,17 +163,24 @@ def lonely_cells(run):
     return out
 
 
+def _p(x):
+    return "" if not np.isfinite(x) else (f"{x:.2g}" if x >= 0.001 else f"{x:.1e}")
+
+
+def mde_text(row):
+    return "n/a" if not np.isfinite(row["mde_pct"]) else f"±{fmt(row['mde_pct'], 2)}%"
+
+
 def headline_text(row):
     what = (f"{row['disk']} {row['job']} (pressure {row['pressure']}): "
-            f"{row['b']} vs {row['a']}"
-            f"{' (A/A)' if row['pair_kind'] == 'A/A' else ''} {M.label(row['metric'])}")
+            f"{row['b']} vs {row['a']} {M.label(row['metric'])}")
     if row["verdict"] in (S.NO_DATA, S.NOT_EXERCISED):
         return f"{what}: {row['verdict']} ({row['note'].split('; ')[0]})"
     text = f"{what}: ratio {ratio_text(row)}, {row['verdict']}"
-    if row["verdict"] == S.TOO_FEW:
-        text += f" (n={row['n_a']}/{row['n_b']})"
-    elif row["verdict"] == S.NO_DIFF and np.isfinite(row["mde_pct"]):
-        text += f" (could detect ±{fmt(row['mde_pct'], 2)}%)"
+    if np.isfinite(row["p_adjusted"]):
+        text += f" (adj. p {_p(row['p_adjusted'])})"
+    if row["verdict"] == S.NO_DIFF:
+        text += f" (could detect {mde_text(row)})"
     return text
 
 
@@ -157,15 +193,71 @@ def console_summary(run, verdicts, report_path=None):
     lines = [f"run {run.run_id}: {len(boots)} boots ({ok} ok, {len(boots) - ok} failed), "
              f"{len(jobs)} jobs ({measured} measured, {len(jobs) - measured} skipped or failed)"]
     lines.append("bounce path: " + bounce_status(run)[1])
-    heads = [headline_text(r) for r in headline_rows(verdicts)] + lonely_cells(run)
-    lines += ["  " + h for h in heads[:MAX_HEADLINES]]
-    if len(heads) > MAX_HEADLINES:
-        lines.append(f"  ... {len(heads) - MAX_HEADLINES} more in the report")
-    for w in run.warnings:
+    lines.append(controls_line(verdicts)[1])
+    heads = headline_rows(verdicts)
+    sig = [r for r in heads if r["verdict"] in S.SIGNIFICANT]
+    lines.append(f"primary verdicts: {len(sig)} of {len(heads)} tested rows significant "
+                 f"(Benjamini-Hochberg at {S.ALPHA:g})")
+    lines += ["  " + headline_text(r) for r in sig[:MAX_HEADLINES]]
+    if len(sig) > MAX_HEADLINES:
+        lines.append(f"  ... {len(sig) - MAX_HEADLINES} more in the report")
+    for w in run.warnings[:5]:
         lines.append("warning: " + w)
+    if len(run.warnings) > 5:
+        lines.append(f"warning: ... {len(run.warnings) - 5} more in the report")
     if report_path:
         lines.append(f"report: {report_path}")
     return "\n".join(lines)
+
+
+def first_screen(run, verdicts, figures, run_dir):
+    """The top of report.md (about 60 lines): bounce proof, controls, data
+    integrity, primary verdicts, forest plots."""
+    out = [f"Bounce path: **{bounce_status(run)[1]}**.", ""]
+    ok, line = controls_line(verdicts)
+    out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
+            " (primary rows of pairs that can only differ by noise; Benjamini-Hochberg "
+            f"at {S.ALPHA:g}).", ""]
+    if run.warnings:
+        out += [f"{len(run.warnings)} warning(s): see Warnings below.", ""]
+    out += ["## Data integrity", ""]
+    out += integrity_section(run) or ["No integrity data in this run."]
+    out.append("")
+    cost = H.cost_section(run, verdicts)
+    if cost:
+        out += ["## What a bounce costs", ""] + cost + [""]
+    heads = headline_rows(verdicts)
+    sig = [r for r in heads if r["verdict"] in S.SIGNIFICANT]
+    out += ["## Primary verdicts", "",
+            f"{len(sig)} of {len(heads)} tested primary rows significant "
+            f"(adjusted p ≤ {S.ALPHA:g}); controls and untestable rows excluded.", ""]
+    shown = sig[:MAX_FIRST] if sig else []
+    if shown:
+        out.append(_table(["cell", "B vs A", "metric", "B/A (95% CI)", "adj. p", "MDE",
+                           "verdict"],
+                          [[f"{r['disk']} {r['job']} {r['pressure']}", f"{r['b']} vs {r['a']}",
+                            M.label(r["metric"]), ratio_text(r), _p(r["p_adjusted"]),
+                            mde_text(r), r["verdict"]] for r in shown]))
+        out.append("")
+    if len(sig) > len(shown):
+        out += [f"... {len(sig) - len(shown)} more significant rows below.", ""]
+    few = int(verdicts["verdict"].map(S.is_too_few).sum()) if not verdicts.empty else 0
+    notes = uncomparable(verdicts, run)
+    if few:
+        notes.append(f"{few} row(s) with too few repetitions for a verdict")
+    out += [f"- {n}" for n in notes[:6]]
+    if notes:
+        out.append("")
+    for f in [f for f in figures or [] if f["kind"] == "forest"]:
+        img = _link(run_dir, os.path.relpath(f["png"], run_dir), f["caption"], image=True)
+        if img:
+            svg = _link(run_dir, os.path.relpath(f["svg"], run_dir), "SVG") if f.get("svg") else ""
+            out.append(f"{img} {svg}")
+    tables = _link(run_dir, TABLES, TABLES)
+    out += ["", "Every primary row with its CI, adjusted p and MDE: "
+            f"{tables or 'verdict.csv'}; every row: "
+            f"{_link(run_dir, 'verdict.csv', 'verdict.csv') or 'verdict.csv'}.", ""]
+    return out
 
 
 def _run_section(run):
@@ -209,38 +301,42 @@ def _bounce_section(run):
     return "\n".join(out)
 
 
-def _verdict_section(verdicts, run, run_dir):
-    out = []
-    heads = [headline_text(r) for r in headline_rows(verdicts)] + lonely_cells(run)
-    if heads:
-        out += ["Headlines (main throughput metric of each disk/job):", ""]
-        out += [f"- {h}" for h in heads]
-        out.append("")
-    sub = verdicts[verdicts["metric"].isin(REPORT_METRICS)].copy()
-    sub["_o"] = sub["metric"].map(M.order)
-    sub = sub.sort_values(["disk", "job", "pressure", "_o", "a", "b"], kind="stable")
-    for (disk, job, pressure), cell in sub.groupby(["disk", "job", "pressure"], sort=True):
-        out += [f"### {disk} / {job} / pressure {pressure}", ""]
-        rows = []
-        # a pair without data: one line per reason instead of one per metric
-        nodata = cell[cell["verdict"] == S.NO_DATA]
-        for (a, b, note), g in nodata.groupby(["a", "b", "note"], sort=False):
-            names = ", ".join(M.label(m) for m in g["metric"])
-            rows.append([names if len(g) < 4 else f"{len(g)} metrics", f"{b} vs {a}",
-                         "", "", "", "", "", S.NO_DATA, note])
-        for r in cell[cell["verdict"] != S.NO_DATA].itertuples():
-            rows.append([M.label(r.metric) + f" ({r.unit})", f"{r.b} vs {r.a}" +
-                         (" (A/A)" if r.pair_kind == "A/A" else ""),
-                         f"{r.n_a}/{r.n_b}", fmt(r.median_a), fmt(r.median_b),
-                         ratio_text(r._asdict()), fmt(r.mde_pct, 2), r.verdict, r.note])
-        out.append(_table(["metric", "B vs A", "n A/B", "median A", "median B",
-                           "B/A (95% CI)", "MDE %", "verdict", "note"], rows))
-        out.append("")
-    link = _link(run_dir, "verdict.csv", "verdict.csv")
-    if link:
-        out.append(f"Every metric and pair ({len(verdicts)} rows): {link}; "
-                   f"the tidy data: {_link(run_dir, 'summary.csv', 'summary.csv')}.")
-    return "\n".join(out)
+def _rows_table(rows):
+    return _table(["metric", "B vs A", "n A/B", "median A", "median B",
+                   "B/A (95% CI)", "p", "adj. p", "MDE", "analysis", "verdict", "note"],
+                  [[M.label(r.metric) + f" ({r.unit})", f"{r.b} vs {r.a}" +
+                    (" (control)" if r.control else ""),
+                    f"{r.n_a}/{r.n_b}", fmt(r.median_a), fmt(r.median_b),
+                    ratio_text(r._asdict()), _p(r.p_value), _p(r.p_adjusted),
+                    mde_text(r._asdict()) if np.isfinite(r.p_value) else "",
+                    r.analysis, r.verdict, r.note] for r in rows.itertuples()])
+
+
+def verdict_tables(verdicts):
+    """tables.md: every primary row, then the exploratory rows per cell
+    (rows without data collapse into one line per reason)."""
+    out = ["# Verdict tables", "",
+           "Primary rows share one Benjamini-Hochberg family; exploratory rows a "
+           "second one. The CI is per row (it excludes 1 exactly when p ≤ "
+           f"{S.ALPHA:g}); the verdict needs the adjusted p ≤ {S.ALPHA:g}.", ""]
+    if verdicts.empty:
+        return "\n".join(out + ["No rows."])
+    v = verdicts.assign(_o=verdicts["metric"].map(M.order))
+    v = v.sort_values(["disk", "job", "pressure", "_o", "a", "b"], kind="stable")
+    data = v[v["verdict"] != S.NO_DATA]
+    out += ["## Primary rows", "", _rows_table(data[data["primary"].astype(bool)]), ""]
+    out += ["## Exploratory rows", ""]
+    for (disk, job, pressure), cell in data[~data["primary"].astype(bool)].groupby(
+            ["disk", "job", "pressure"], sort=True):
+        out += [f"### {disk} / {job} / pressure {pressure}", "", _rows_table(cell), ""]
+    nodata = v[v["verdict"] == S.NO_DATA]
+    if not nodata.empty:
+        out += ["## Rows without data", ""]
+        for note, g in nodata.groupby("note", sort=True):
+            cells = g[["disk", "job", "pressure"]].drop_duplicates()
+            out.append(f"- {len(g)} rows in {len(cells)} cell(s) "
+                       f"({', '.join(sorted(set(g['disk'])))}): {note}")
+    return "\n".join(out) + "\n"
 
 
 def _plots_section(figures, run_dir):
@@ -273,45 +369,48 @@ def _excluded_section(run):
 
 METHOD = f"""\
 - Each job gives one value per metric; a metric the kernel does not expose
-  has no value (never 0). Cells are disk × job × memory pressure; usb jobs
-  carry their boot's usb mode (`usb-pio`: lab knob on, `usb-dma`: off),
-  `virtio` is the control.
-- B/A is the ratio of medians. The 95 % CI is a percentile bootstrap
-  ({S.N_BOOT} resamples of each side, seeded per row, numpy only). A CI
-  that excludes 1 gives faster/slower (throughput, latency) or
-  higher/lower (other metrics); otherwise "no significant difference".
-  Fewer than {S.MIN_REPS} runs a side: "too few repetitions" (the ratio
-  is shown, no CI). Below {S.FEW_REPS} runs a side the bootstrap CI is
-  optimistic.
-- MDE: the relative change these runs could detect with 80 % power at the
-  5 % level, from the CI half-width h on the log scale:
-  exp(h × {S.POWER_FACTOR:.3f}) − 1.
-- A/A: two labels that boot the same bzImage; they should show no
-  significant difference.
-- A comparison on `usb-pio` with a `pre-fixed` side is only reported when
-  every such job counted bounced bios; else "bounce path not exercised".
+  has no value (never 0). Cells are disk × job × memory pressure. Pressure
+  counters are compared as rates (per second of job time, per GiB moved),
+  not as totals per job.
+- B/A is the ratio of geometric means. p: exact permutation test on log
+  values (all relabellings, or sign flips of the per-rep log ratios when
+  the blocks A B C of a rep cut the noise: "paired by rep"). The 95 % CI
+  is inverted from the same test, so it excludes 1 exactly when
+  p ≤ {S.ALPHA:g}. Where no relabelling can reach p ≤ {S.ALPHA:g} (3
+  against 3: min p = 0.1) there is no verdict.
+- Primary rows (per job: one throughput, one latency tail, CPU per GiB,
+  lowmem floor) share one Benjamini-Hochberg family, every other row a
+  second, exploratory one; a verdict needs the adjusted p ≤ {S.ALPHA:g}.
+- MDE: the change these reps would detect with 80 % power at the 5 %
+  level, from the within-variant noise pooled over the cell's variants
+  (t quantiles); n/a for tied or quantised values.
+- Controls (A/A): the same kernel under two labels, or the baseline and
+  the bounce variant on a control disk. A significant control is a false
+  positive; a run with one is not to be trusted.
+- A comparison on a bounce-candidate disk with a bounce-variant side is
+  only reported when every such job counted bounced bios; else "bounce
+  path not exercised".
 - Failed boots, skipped and failed jobs are left out of the statistics and
   listed above.
 """
 
 
 def write_report(run, verdicts, figures, path, extra_warnings=()):
-    """report.md; figures is the list from plots.make_plots or None."""
+    """report.md (and tables.md beside it); figures is the list from
+    plots.make_plots or None."""
     run_dir = os.path.dirname(os.path.abspath(path))
-    parts = [f"# bouncelab run {run.run_id}", "", _run_section(run), ""]
+    with open(os.path.join(run_dir, TABLES), "w", encoding="utf-8") as f:
+        f.write(verdict_tables(verdicts))
+    parts = [f"# bouncelab run {run.run_id}", ""]
+    parts += first_screen(run, verdicts, figures, run_dir)
+    parts += ["## Run", "", _run_section(run), ""]
     warnings = list(run.warnings) + list(extra_warnings)
     if warnings:
         parts += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    parts += ["## Did the bounce path run?", "", _bounce_section(run), ""]
-    integrity = H.integrity_section(run)
-    if integrity:
-        parts += ["## Data integrity", ""] + integrity + [""]
-    cost = H.cost_section(run, verdicts)
-    if cost:
-        parts += ["## What a bounce costs", ""] + cost + [""]
-    parts += [
-              "## Verdicts", "", _verdict_section(verdicts, run, run_dir), "",
-              "## Plots", "", _plots_section(figures, run_dir), "",
+    parts += ["## Did the bounce path run?", "", _bounce_section(run), "",
+              "## Plots", "", _plots_section(
+                  [f for f in figures if f["kind"] != "forest"] if figures is not None
+                  else None, run_dir), "",
               "## Failed boots, skipped and failed jobs", "",
               _excluded_section(run), "",
               "## Method", "", METHOD]

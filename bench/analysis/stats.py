@@ -1,59 +1,341 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Ratios of medians with bootstrap confidence intervals, and verdicts.
+"""Verdicts: exact permutation tests on log values, with the ratio's
+confidence interval inverted from the same test, Benjamini-Hochberg across
+the primary rows, and a minimum detectable effect from pooled noise.
 
 For every metric and cell (disk, job, pressure) and every pair of variant
 labels present in the cell, B is compared with A (A is the baseline, see
-pair_order) by the ratio of medians B/A.
+pair_order).
 
-Confidence interval: percentile bootstrap, both sides resampled
-independently with replacement, N_BOOT resamples, 95 %. The generator is
-seeded from the cell's own key, so a row is reproducible whatever else the
-run holds. A ratio whose interval excludes 1.0 is significant; the wording
-follows the metric (faster/slower for throughput and latency, higher/lower
-for the rest). With fewer than 5 runs a side the bootstrap of a median is
-optimistic (it cannot see spread it has not sampled): the note says so.
+Estimate. On log values: ratio = exp(mean log B - mean log A), the ratio of
+geometric means (with complete blocks, the geometric mean of the per-rep
+ratios B/A). median_a and median_b are the plain medians.
 
-Minimum detectable effect (mde_pct): the relative change that these reps
-and this noise would detect with 80 % power at the 5 % level, taken from the
-interval's half-width on the log scale, h = (ln hi - ln lo) / 2:
-mde = exp(h * (z_0.975 + z_0.80) / z_0.975) - 1. An effect smaller than
-that can hide in a "no significant difference".
+Test. Two analyses, both exact permutation tests of "A and B are
+exchangeable", two-sided, statistic the difference of mean logs:
+- "unpaired": every relabelling of the n_a + n_b values (all
+  C(n_a + n_b, n_b) of them when there are at most EXACT_MAX, else
+  n_perm seeded random ones plus the observed one).
+- "paired by rep": boots run in blocks (A B C per rep), so the per-rep log
+  ratios d_i = log B_i - log A_i are tested by flipping their signs (all
+  2^n, or n_perm random ones above EXACT_MAX). Chosen only when every
+  value is in a complete block, the sign-flip test can reach ALPHA at all
+  (n >= 6), and pairing is expected to detect a smaller change: the
+  block-level spread var(log A_i + log B_i) and mean(d_i^2), which a
+  swap of A and B inside a block does not change (so the choice does not
+  bias the paired test), give the standard errors of both analyses;
+  pairing wins when (t_0.975 + t_0.80)(n - 1 df) * SE_paired is below
+  (t_0.975 + t_0.80)(2n - 2 df) * SE_unpaired. The analysis column says
+  which was used.
+p_value is the fraction of relabellings whose statistic is at least as
+far from 0 as the observed one. When no relabelling can reach ALPHA
+(3 against 3: min p = 0.1; 1 against any: 1) there is no verdict:
+"too few repetitions for a verdict (min p = ...)".
 
-A bounce cost (a comparison on usb-pio where one side runs the pre-fixed
-kernel) is only reported where that side's every job counted bounced bios
-(> 0); otherwise the row says "bounce path not exercised".
+Interval. The 95 % CI of the ratio is the set of shifts c for which the
+same test, run on log B - log c against log A, gives p > ALPHA (found by
+bisection; with n_a = n_b it is finite exactly when min p <= ALPHA). So the
+CI excludes 1 exactly when p_value <= ALPHA.
+
+Multiplicity. Primary rows (metrics.PRIMARY: one throughput, one latency
+tail, CPU per GiB and the lowmem floor of each job) form one family of the
+run; every other row is exploratory and forms a second family. p_adjusted
+is the Benjamini-Hochberg adjusted p within the row's family; a verdict
+(faster/slower, cheaper/costlier, higher/lower) needs p_adjusted <= ALPHA.
+The per-row CI is not adjusted: a row whose CI excludes 1 may still be "no
+significant difference" after the adjustment.
+
+Controls. A pair that cannot differ but by noise (roles.is_aa_pair: the same
+kernel under two labels, or baseline against bounce variant on a control
+disk) is a control row. Significant control rows are false positives.
+
+MDE (mde_pct). The change these reps would detect with 80 % power at the
+5 % level (per row, before adjustment): exp((t_0.975 + t_0.80) * s *
+sqrt(1/n_a + 1/n_b)) - 1 with s the within-variant standard deviation of
+the log values pooled over every variant of the cell (t with the pooled
+degrees of freedom); for a paired row s * sqrt(1/n) of the per-rep log
+ratios, n - 1 degrees of freedom. n/a (empty) when the values are tied or
+quantised (no spread, or fewer distinct values than half the values), when
+a value is 0 (no log), or when the test cannot reach ALPHA at this n.
+
+Values of 0 (counters that did not move): no logs, so the test runs on the
+raw values (the difference of means) and there is no CI for the ratio.
+
+Calibration (tests/analysis/test_calibration.py) measures, on synthetic
+lognormal data with a fixed seed, the per-row false-positive rate, the
+run-level false discovery rate and the power for a 10 % change at 5 % CV at
+DEFAULT_REPS repetitions a side, and prints the table.
+
+A bounce cost (a comparison on a bounce-candidate disk where one side runs
+the bounce variant) is only reported where that side's every job counted
+bounced bios (> 0); otherwise the row says "bounce path not exercised".
 """
+import itertools
+import math
 import zlib
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from . import metrics as M
+from . import roles as ROLES
 from . import tidy as T
 
-N_BOOT = 2000
+ALPHA = 0.05
+LEVEL = 1 - ALPHA
+POWER = 0.80
+# Repetitions a side that the calibration test proves enough: false
+# positives <= ALPHA and >= 80 % power for a 10 % change at 5 % CV.
+DEFAULT_REPS = 6
+EXACT_MAX = 20000       # enumerate every relabelling up to this many
+N_PERM = 10000          # else this many random ones
+CHUNK = 4_000_000       # statistics computed at once (memory bound)
+N_BOOT = N_PERM         # the --resamples default (bar whiskers, history CIs)
 SEED = 20250516
-LEVEL = 0.95
-_Z = 1.959963984540054
-_Z_POWER = 0.8416212335729143
-POWER_FACTOR = (_Z + _Z_POWER) / _Z
 MIN_REPS = 2
-FEW_REPS = 5
+PAIRED_MIN = 6          # 2^(1-n) <= ALPHA: a sign-flip test can reach ALPHA
+BLOCK_RATIO = 4.0       # pair only when var(log A_i + log B_i) >= this * mean(d_i^2)
+QUANTISED = 0.5         # distinct values / values below this: quantised
 
-# Baseline order: the bounce path as designed, the kernel as shipped, the
-# series. Pairs are (A, B) with A earlier here; unknown labels come last.
+# Kept for the history module and old callers: the roles module decides.
 KNOWN_ORDER = ("pre-fixed", "pre", "post")
 BOUNCE_VARIANT = "pre-fixed"
 BOUNCE_DISK = "usb-pio"
 
 VERDICT_COLUMNS = ["metric", "unit", "disk", "job", "pressure", "a", "b",
                    "pair_kind", "n_a", "n_b", "median_a", "median_b", "ratio",
-                   "ci_low", "ci_high", "mde_pct", "verdict", "note"]
+                   "ci_low", "ci_high", "mde_pct", "verdict", "note",
+                   "p_value", "p_adjusted", "primary", "slot", "analysis",
+                   "control"]
 
 NOT_EXERCISED = "bounce path not exercised"
-TOO_FEW = "too few repetitions"
+TOO_FEW = "too few repetitions for a verdict"
 NO_DATA = "no data"
 NO_DIFF = "no significant difference"
+PAIRED, UNPAIRED = "paired by rep", "unpaired"
+SIGNIFICANT = ("faster", "slower", "higher", "lower", "cheaper", "costlier")
+
+
+def is_significant(verdict):
+    return verdict in SIGNIFICANT
+
+
+def is_too_few(verdict):
+    return isinstance(verdict, str) and verdict.startswith(TOO_FEW)
+
+
+# --- t quantiles (no scipy on Debian's python3 here) --------------------------
+
+def t_abs_cdf(t, df):
+    """P(|T| <= t) for Student's t with integer df >= 1 (the closed forms
+    for odd and even df)."""
+    if t <= 0:
+        return 0.0
+    th = math.atan(t / math.sqrt(df))
+    c2, sn = math.cos(th) ** 2, math.sin(th)
+    if df % 2 == 0:
+        term, total = 1.0, 1.0
+        for k in range(1, df // 2):
+            term *= c2 * (2 * k - 1) / (2 * k)
+            total += term
+        return sn * total
+    if df == 1:
+        return 2 * th / math.pi
+    term, total = 1.0, 1.0
+    for k in range(1, (df - 1) // 2):
+        term *= c2 * (2 * k) / (2 * k + 1)
+        total += term
+    return 2 / math.pi * (th + sn * math.cos(th) * total)
+
+
+@lru_cache(maxsize=None)
+def t_quantile(q, df):
+    """The q quantile (q > 0.5) of Student's t with df degrees of freedom."""
+    target = 2 * q - 1
+    lo, hi = 0.0, 1.0
+    while t_abs_cdf(hi, df) < target:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if t_abs_cdf(mid, df) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def power_factor(df):
+    """t_(1-ALPHA/2) + t_POWER at df: standard errors to the MDE."""
+    return t_quantile(1 - ALPHA / 2, df) + t_quantile(POWER, df)
+
+
+# --- the permutation machinery (vectorised over trials) ------------------------
+
+@lru_cache(maxsize=64)
+def _subsets(n_a, n_b, n_perm, seed):
+    """Indicator rows of the relabellings: which of the n_a + n_b pooled
+    values (A first) are called B. The first row is the observed one."""
+    n = n_a + n_b
+    if math.comb(n, n_b) <= EXACT_MAX:
+        rows = np.zeros((math.comb(n, n_b), n))
+        for i, c in enumerate(itertools.combinations(range(n), n_b)):
+            rows[i, list(c)] = 1
+        obs = np.zeros(n)
+        obs[n_a:] = 1
+        return np.vstack([obs, rows[~(rows == obs).all(1)]]), True
+    rng = np.random.default_rng(seed)
+    keys = rng.random((n_perm, n)).argsort(1) < n_b
+    obs = np.zeros((1, n))
+    obs[0, n_a:] = 1
+    return np.vstack([obs, keys.astype(float)]), False
+
+
+@lru_cache(maxsize=64)
+def _signs(n, n_perm, seed):
+    """Sign-flip rows (the first is the observed, all +1)."""
+    if 2 ** n <= EXACT_MAX:
+        s = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
+        return s, True
+    rng = np.random.default_rng(seed)
+    s = rng.choice((1.0, -1.0), size=(n_perm, n))
+    return np.vstack([np.ones((1, n)), s]), False
+
+
+def _tol(*arrays):
+    scale = max(float(np.nanmax(np.abs(a))) if np.size(a) else 0.0 for a in arrays)
+    return 1e-9 * max(scale, 1e-300)
+
+
+def unpaired_p(xa, xb, shift=0.0, n_perm=N_PERM, seed=SEED):
+    """Two-sided permutation p of mean(xb - shift) - mean(xa), for each row
+    of xa (T, n_a) and xb (T, n_b); shift is a scalar or (T,)."""
+    xa, xb = np.atleast_2d(xa), np.atleast_2d(xb)
+    n_a, n_b = xa.shape[1], xb.shape[1]
+    sub, _ = _subsets(n_a, n_b, n_perm, seed)
+    shift = np.broadcast_to(np.asarray(shift, float), (xa.shape[0],))
+    z = np.concatenate([xa, xb - shift[:, None]], axis=1)
+    out = np.empty(len(z))
+    step = max(1, CHUNK // len(sub))
+    for i in range(0, len(z), step):
+        zc = z[i:i + step]
+        tot = zc.sum(1, keepdims=True)
+        sb = zc @ sub.T
+        stat = np.abs(sb / n_b - (tot - sb) / n_a)
+        out[i:i + step] = (stat >= stat[:, :1] - _tol(zc)).mean(1)
+    return out
+
+
+def paired_p(d, shift=0.0, n_perm=N_PERM, seed=SEED):
+    """Two-sided sign-flip p of mean(d - shift), for each row of d (T, n)."""
+    d = np.atleast_2d(d)
+    sg, _ = _signs(d.shape[1], n_perm, seed)
+    shift = np.broadcast_to(np.asarray(shift, float), (d.shape[0],))
+    x = d - shift[:, None]
+    out = np.empty(len(x))
+    step = max(1, CHUNK // len(sg))
+    for i in range(0, len(x), step):
+        xc = x[i:i + step]
+        stat = np.abs(xc @ sg.T)
+        out[i:i + step] = (stat >= stat[:, :1] - _tol(xc) * d.shape[1]).mean(1)
+    return out
+
+
+def min_p(n_a, n_b, paired=False, n_perm=N_PERM, seed=SEED):
+    """The smallest p the test can give at these sizes."""
+    if min(n_a, n_b) < 1:
+        return 1.0
+    if paired:
+        return float(paired_p(np.ones((1, n_a)), 0.0, n_perm, seed)[0])
+    return float(unpaired_p(np.zeros((1, n_a)), np.ones((1, n_b)), 0.0, n_perm, seed)[0])
+
+
+def choose_paired(xa, xb):
+    """For each row of complete blocks xa, xb (T, n): True where pairing is
+    expected to detect a smaller change (see the module docstring)."""
+    xa, xb = np.atleast_2d(xa), np.atleast_2d(xb)
+    n = xa.shape[1]
+    if n < PAIRED_MIN:
+        return np.zeros(xa.shape[0], bool)
+    d, s = xb - xa, xb + xa
+    md2 = (d ** 2).mean(1)
+    var_s = s.var(1, ddof=1)
+    se_p = np.sqrt(md2 / n)
+    se_u = np.sqrt((var_s + md2) / (2 * n))
+    return ((var_s >= BLOCK_RATIO * md2) &
+            (power_factor(n - 1) * se_p < power_factor(2 * n - 2) * se_u))
+
+
+def test_pvalues(xa, xb, blocked=True, n_perm=N_PERM, seed=SEED):
+    """(p, paired) for each row of xa, xb (T, n_a / n_b, on the log scale):
+    the analysis verdicts() runs. blocked: column i of xa and xb are the
+    same rep (then pairing may be chosen)."""
+    xa, xb = np.atleast_2d(xa), np.atleast_2d(xb)
+    p = unpaired_p(xa, xb, 0.0, n_perm, seed)
+    paired = np.zeros(len(p), bool)
+    if blocked and xa.shape[1] == xb.shape[1]:
+        paired = choose_paired(xa, xb)
+        if paired.any():
+            p[paired] = paired_p((xb - xa)[paired], 0.0, n_perm, seed)
+    return p, paired
+
+
+def bh_adjust(p):
+    """Benjamini-Hochberg adjusted p-values (NaN stays NaN)."""
+    p = np.asarray(p, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = np.isfinite(p)
+    m = int(ok.sum())
+    if not m:
+        return out
+    pv = p[ok]
+    order = np.argsort(pv, kind="stable")
+    adj = pv[order] * m / np.arange(1, m + 1)
+    adj = np.minimum.accumulate(adj[::-1])[::-1]
+    res = np.empty(m)
+    res[order] = np.minimum(adj, 1.0)
+    out[ok] = res
+    return out
+
+
+def bh_adjust_rows(p):
+    """bh_adjust over the rows of a (T, m) array."""
+    p = np.asarray(p, dtype=float)
+    m = p.shape[1]
+    order = np.argsort(p, axis=1, kind="stable")
+    ps = np.take_along_axis(p, order, 1) * m / np.arange(1, m + 1)
+    ps = np.minimum.accumulate(ps[:, ::-1], axis=1)[:, ::-1]
+    out = np.empty_like(p)
+    np.put_along_axis(out, order, np.minimum(ps, 1.0), 1)
+    return out
+
+
+def _invert(pfun, est, scale):
+    """The interval of shifts c around est with pfun(c) > ALPHA (bisection
+    on each side); an infinite bound where no shift reaches ALPHA."""
+    bounds = []
+    for sign in (-1, 1):
+        step = max(scale, 1e-12)
+        inner, outer = est, None
+        for _ in range(200):
+            c = est + sign * step
+            if pfun(c) <= ALPHA:
+                outer = c
+                break
+            inner, step = c, step * 2
+            if step > 1e6 * max(scale, 1e-12) + 100:
+                break
+        if outer is None:
+            bounds.append(sign * np.inf)
+            continue
+        for _ in range(60):
+            mid = (inner + outer) / 2
+            if pfun(mid) <= ALPHA:
+                outer = mid
+            else:
+                inner = mid
+        bounds.append((inner + outer) / 2)
+    return bounds[0], bounds[1]
 
 
 def cell_seed(*key):
@@ -75,22 +357,6 @@ def _boot_medians(rng, x, n_boot):
     return np.median(x[idx], axis=1)
 
 
-def bootstrap_ratio(a, b, n_boot=N_BOOT, seed=SEED, level=LEVEL):
-    """Ratio of medians B/A and its percentile bootstrap CI.
-
-    Returns (ratio, lo, hi). The bounds use the order statistics just
-    outside the interval (no interpolation: resampled ratios may be inf).
-    """
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    rng = np.random.default_rng(seed)
-    r = _ratio(_boot_medians(rng, b, n_boot), _boot_medians(rng, a, n_boot))
-    tail = (1 - level) / 2 * 100
-    lo = float(np.percentile(r, tail, method="lower"))
-    hi = float(np.percentile(r, 100 - tail, method="higher"))
-    return float(_ratio(np.median(b), np.median(a))), lo, hi
-
-
 def median_ci(x, n_boot=N_BOOT, seed=SEED, level=LEVEL):
     """Median of x and its percentile bootstrap CI (for bar whiskers)."""
     x = np.asarray(x, dtype=float)
@@ -102,14 +368,6 @@ def median_ci(x, n_boot=N_BOOT, seed=SEED, level=LEVEL):
             float(np.percentile(m, 100 - tail)))
 
 
-def mde(lo, hi):
-    """Minimum detectable relative effect from a ratio CI (see above)."""
-    if not (np.isfinite(lo) and np.isfinite(hi)) or lo <= 0 or hi <= 0:
-        return np.nan
-    half = (np.log(hi) - np.log(lo)) / 2
-    return float(np.expm1(half * POWER_FACTOR))
-
-
 def word(metric, up):
     """The verdict word for a significant change of B against A."""
     k = M.kind(metric)
@@ -117,31 +375,24 @@ def word(metric, up):
         return "faster" if up else "slower"
     if k == M.LATENCY:
         return "slower" if up else "faster"
+    if k == M.COST:
+        return "costlier" if up else "cheaper"
     return "higher" if up else "lower"
 
 
-def significance(metric, lo, hi):
-    if lo > 1:
-        return word(metric, True)
-    if hi < 1:
-        return word(metric, False)
-    return NO_DIFF
-
-
 def pair_order(run, labels):
-    """Labels sorted baseline first (KNOWN_ORDER by kernel variant, then
-    first appearance in boots.tsv)."""
+    """Labels sorted baseline first (roles.PAIR_ORDER by role, then first
+    appearance in boots.tsv)."""
     seen = list(dict.fromkeys(run.boots["variant"]))
 
     def rank(label):
-        base = label if label in KNOWN_ORDER else T.base_variant(run, label)
-        known = KNOWN_ORDER.index(base) if base in KNOWN_ORDER else len(KNOWN_ORDER)
-        return (known, seen.index(label) if label in seen else len(seen), label)
+        return (ROLES.rank(run, label),
+                seen.index(label) if label in seen else len(seen), label)
     return sorted(labels, key=rank)
 
 
 def is_bounce_variant(run, label):
-    return BOUNCE_VARIANT in (label, T.base_variant(run, label))
+    return ROLES.is_bounce(run, label)
 
 
 def _bounce_check(cell_jobs):
@@ -184,59 +435,157 @@ def _clock_note(metric, ja, jb):
     return notes
 
 
-def compare(metric, a_vals, b_vals, n_boot=N_BOOT, seed=SEED):
-    """Statistics of one pair: dict of the numeric verdict columns."""
+def _logs(*arrays):
+    """The log values of every array, or None when a value is <= 0."""
+    if any((np.asarray(x) <= 0).any() for x in arrays):
+        return None
+    return [np.log(np.asarray(x, dtype=float)) for x in arrays]
+
+
+def _spread(groups):
+    """(pooled within-group sd, df, quantised) of a list of arrays."""
+    groups = [g for g in groups if len(g)]
+    df = sum(len(g) - 1 for g in groups)
+    if df <= 0:
+        return np.nan, 0, False
+    ss = sum(float(((g - g.mean()) ** 2).sum()) for g in groups)
+    allv = np.concatenate(groups)
+    quantised = len(np.unique(np.round(allv, 12))) < QUANTISED * len(allv)
+    return math.sqrt(ss / df), df, quantised
+
+
+def mde_pct(sd, df, n_a, n_b, paired=False):
+    """The MDE in % (see the module docstring); NaN when it cannot be
+    given."""
+    if not np.isfinite(sd) or sd <= 0 or df < 1:
+        return np.nan
+    se = sd * (math.sqrt(1 / n_a) if paired else math.sqrt(1 / n_a + 1 / n_b))
+    return 100 * math.expm1(power_factor(df) * se)
+
+
+def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
+            blocks_b=None, pooled=None):
+    """Statistics of one pair: dict of the verdict columns (the verdict is
+    per row, p_value <= ALPHA; verdicts() adjusts it).
+
+    blocks_a/blocks_b: the rep of each value; when both sides hold one
+    value per rep of the same reps, pairing may be chosen. pooled: (sd,
+    df, quantised) of the cell's log values for the MDE (default: these
+    two sides)."""
     a_vals = np.asarray(a_vals, dtype=float)
     b_vals = np.asarray(b_vals, dtype=float)
-    out = dict(n_a=len(a_vals), n_b=len(b_vals),
-               median_a=float(np.median(a_vals)) if len(a_vals) else np.nan,
-               median_b=float(np.median(b_vals)) if len(b_vals) else np.nan,
+    n_a, n_b = len(a_vals), len(b_vals)
+    out = dict(n_a=n_a, n_b=n_b,
+               median_a=float(np.median(a_vals)) if n_a else np.nan,
+               median_b=float(np.median(b_vals)) if n_b else np.nan,
                ratio=np.nan, ci_low=np.nan, ci_high=np.nan, mde_pct=np.nan,
-               verdict=NO_DATA, note="")
-    if not len(a_vals) or not len(b_vals):
+               verdict=NO_DATA, note="", p_value=np.nan, analysis="")
+    if not n_a or not n_b:
         return out
-    out["ratio"] = float(_ratio(out["median_b"], out["median_a"]))
-    if min(len(a_vals), len(b_vals)) < MIN_REPS:
-        out["verdict"] = TOO_FEW
+    logs = _logs(a_vals, b_vals)
+    if logs is None:
+        out["ratio"] = float(_ratio(out["median_b"], out["median_a"]))
+    else:
+        out["ratio"] = float(np.exp(logs[1].mean() - logs[0].mean()))
+    blocked = False
+    if blocks_a is not None and blocks_b is not None and n_a == n_b:
+        ba, bb = list(blocks_a), list(blocks_b)
+        if len(set(ba)) == n_a and set(ba) == set(bb):
+            order_b = [bb.index(r) for r in ba]
+            b_vals = b_vals[order_b]
+            if logs is not None:
+                logs[1] = logs[1][order_b]
+            blocked = True
+    xa, xb = logs if logs is not None else (a_vals, b_vals)
+    paired = bool(blocked and choose_paired(xa[None], xb[None])[0])
+    floor = min_p(n_a, n_b, paired, n_boot, seed)
+    out["analysis"] = PAIRED if paired else UNPAIRED
+    if floor > ALPHA:
+        if n_a > 0 and n_b > 0 and n_a + n_b > 2:
+            pp = (paired_p((xb - xa)[None], 0.0, n_boot, seed) if paired else
+                  unpaired_p(xa[None], xb[None], 0.0, n_boot, seed))
+            out["p_value"] = float(pp[0])
+        out["verdict"] = f"{TOO_FEW} (min p = {floor:.2g})"
+        out["note"] = (f"{n_a} against {n_b} repetitions: no relabelling reaches "
+                       f"p <= {ALPHA:g}")
         return out
-    ratio, lo, hi = bootstrap_ratio(a_vals, b_vals, n_boot, seed)
-    out.update(ci_low=lo, ci_high=hi, mde_pct=100 * mde(lo, hi),
-               verdict=significance(metric, lo, hi))
-    if min(len(a_vals), len(b_vals)) < FEW_REPS:
-        out["note"] = f"fewer than {FEW_REPS} runs a side: the CI is optimistic"
+    if paired:
+        d = xb - xa
+        def pfun(c):
+            return float(paired_p(d[None], c, n_boot, seed)[0])
+        est = float(d.mean())
+    else:
+        def pfun(c):
+            return float(unpaired_p(xa[None], xb[None], c, n_boot, seed)[0])
+        est = float(xb.mean() - xa.mean())
+    p = pfun(0.0)
+    out["p_value"] = p
+    if logs is not None:
+        scale = float(np.std(np.concatenate([xa - xa.mean(), xb - xb.mean()])))
+        scale = max(scale, abs(est) * 1e-3, 1e-9) / math.sqrt(min(n_a, n_b))
+        lo, hi = _invert(pfun, est, scale)
+        out["ci_low"], out["ci_high"] = float(np.exp(lo)), float(np.exp(hi))
+        if paired:
+            sd = float(np.std(xb - xa, ddof=1))
+            q = len(np.unique(np.round(xb - xa, 12))) < QUANTISED * n_a
+            sd, df, quant = sd, n_a - 1, q
+        else:
+            sd, df, quant = pooled if pooled is not None else _spread([xa, xb])
+        if not quant:
+            out["mde_pct"] = mde_pct(sd, df, n_a, n_b, paired)
+    else:
+        out["note"] = "values of 0: tested on raw values, no CI for the ratio"
+    if p <= ALPHA and est != 0:
+        out["verdict"] = word(metric, est > 0)
+    else:
+        out["verdict"] = NO_DIFF
     return out
 
 
-def verdicts(run, n_boot=N_BOOT):
-    """One row per metric, cell and pair of variant labels."""
+def verdicts(run, n_boot=N_PERM):
+    """One row per metric, cell and pair of variant labels, with
+    Benjamini-Hochberg adjusted p-values (primary and exploratory
+    families) and the verdicts they allow."""
     rows = []
     kernels = T.variant_kernels(run)
     jobs = run.jobs
     if jobs.empty:
         return pd.DataFrame(columns=VERDICT_COLUMNS)
-    tidy = run.tidy
+    tidy = run.tidy[~run.tidy["metric"].isin(M.TOTALS)]
     for (disk, job, pressure), cjobs in jobs.groupby(["disk", "job", "pressure"], sort=True):
         labels = pair_order(run, list(dict.fromkeys(cjobs["variant"])))
         cell = tidy[(tidy["disk"] == disk) & (tidy["job"] == job) &
                     (tidy["pressure"] == pressure)]
         cell_metrics = sorted(set(cell["metric"]), key=M.order)
+        primary = {m: slot for slot, m in M.primary_metrics(job, cell_metrics).items()}
+        by_metric = {m: g for m, g in cell.groupby("metric")}
+        pooled = {}
+        for metric, g in by_metric.items():
+            groups = [g[g["variant"] == v]["value"].to_numpy(float) for v in labels]
+            logs = _logs(*[x for x in groups if len(x)])
+            pooled[metric] = _spread(logs) if logs else (np.nan, 0, False)
         for i, a in enumerate(labels):
             for b in labels[i + 1:]:
                 ja, jb = cjobs[cjobs["variant"] == a], cjobs[cjobs["variant"] == b]
                 ka, kb = kernels.get(a), kernels.get(b)
                 kind = "A/A" if ka and ka == kb else "A/B"
+                control = ROLES.is_aa_pair(run, a, b, disk)
                 bounce_why = None
-                if disk == BOUNCE_DISK:
+                if ROLES.is_candidate(run, disk):
                     for label, side in ((a, ja), (b, jb)):
                         if is_bounce_variant(run, label):
                             why = _bounce_check(side)
                             if why:
                                 bounce_why = f"{label}: {why}"
                 for metric in cell_metrics:
-                    va = cell[(cell["variant"] == a) & (cell["metric"] == metric)]["value"]
-                    vb = cell[(cell["variant"] == b) & (cell["metric"] == metric)]["value"]
+                    g = by_metric[metric]
+                    sa = g[g["variant"] == a].sort_values(["rep", "boot"])
+                    sb = g[g["variant"] == b].sort_values(["rep", "boot"])
+                    va, vb = sa["value"], sb["value"]
                     seed = cell_seed(metric, disk, job, pressure, a, b)
-                    res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed)
+                    res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed,
+                                  sa["rep"].tolist(), sb["rep"].tolist(),
+                                  pooled.get(metric))
                     notes = [res["note"]] if res["note"] else []
                     if res["verdict"] == NO_DATA:
                         notes = [_missing_reason(l, j, metric)
@@ -244,15 +593,65 @@ def verdicts(run, n_boot=N_BOOT):
                     elif bounce_why:
                         # no bounce cost without proof that the path ran
                         res.update(ratio=np.nan, ci_low=np.nan, ci_high=np.nan,
-                                   mde_pct=np.nan, verdict=NOT_EXERCISED)
+                                   mde_pct=np.nan, p_value=np.nan,
+                                   verdict=NOT_EXERCISED)
                         notes = [bounce_why]
                     if res["verdict"] != NO_DATA:
                         notes += _clock_note(metric, ja, jb)
                     res["note"] = "; ".join(notes)
                     rows.append(dict(metric=metric, unit=M.unit(metric), disk=disk,
                                      job=job, pressure=pressure, a=a, b=b,
-                                     pair_kind=kind, **res))
-    return pd.DataFrame(rows, columns=VERDICT_COLUMNS)
+                                     pair_kind=kind, primary=metric in primary,
+                                     slot=primary.get(metric, ""), control=control,
+                                     **res))
+    df = pd.DataFrame(rows, columns=VERDICT_COLUMNS + ["_up"])
+    return adjust(df)
+
+
+def adjust(df):
+    """p_adjusted within the primary and the exploratory family, and the
+    verdicts: a per-row significant verdict that does not survive the
+    adjustment becomes "no significant difference"."""
+    df = df.drop(columns=["_up"], errors="ignore").copy()
+    df["p_adjusted"] = np.nan
+    for fam in (True, False):
+        # rows that cannot reach ALPHA are no tests (they cannot reject)
+        sel = ((df["primary"] == fam) & df["p_value"].notna() &
+               ~df["verdict"].map(is_too_few))
+        df.loc[sel, "p_adjusted"] = bh_adjust(df.loc[sel, "p_value"].to_numpy(float))
+    lost = df["verdict"].isin(SIGNIFICANT) & ~(df["p_adjusted"] <= ALPHA)
+    df.loc[lost, "verdict"] = NO_DIFF
+    expl = ~df["primary"].astype(bool) & df["verdict"].isin(SIGNIFICANT)
+    df.loc[expl, "note"] = ["exploratory" + (f"; {n}" if n else "")
+                            for n in df.loc[expl, "note"]]
+    return df[VERDICT_COLUMNS]
+
+
+def controls(df):
+    """(significant, tested) primary control rows of a verdict table."""
+    if df.empty:
+        return 0, 0
+    c = df[df["control"].astype(bool) & df["primary"].astype(bool) &
+           df["p_adjusted"].notna()]
+    return int(c["verdict"].isin(SIGNIFICANT).sum()), len(c)
+
+
+def ci_check(verdicts, target_pct):
+    """(narrow: bool, rows): whether every primary, non-control row that
+    can be compared has a 95 % CI half-width <= target_pct % (half the
+    log-width of the CI, as a percentage); rows are the primary rows by
+    half-width, widest first (inf: no CI yet, too few repetitions)."""
+    if verdicts.empty:
+        return False, verdicts.assign(half_width_pct=[])
+    v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool) &
+                 ~verdicts["verdict"].isin([NO_DATA, NOT_EXERCISED])].copy()
+    zeros = v["note"].str.contains("values of 0", regex=False)
+    v = v[~zeros]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = np.expm1((np.log(v["ci_high"]) - np.log(v["ci_low"])) / 2) * 100
+    v["half_width_pct"] = half.fillna(np.inf)
+    v = v.sort_values("half_width_pct", ascending=False, kind="stable")
+    return (len(v) > 0 and bool((v["half_width_pct"] <= target_pct).all())), v
 
 
 def bounce_summary(run):

@@ -211,6 +211,7 @@ def job_metrics(jdir):
 
     info["start_s"] = R.read_uptime(os.path.join(jdir, "start-uptime"))
     info["end_s"] = R.read_uptime(os.path.join(jdir, "end-uptime"))
+    rows += _pressure_rates(rows, info, gib * GIB if gib else 0)
     return rows, info, curves
 
 
@@ -242,6 +243,20 @@ def _probe_rows(jdir, gib, info):
         rows.append(("bounce_us_per_gib",
                      (t["submit"].sum() + t["completion"].sum()) / gib))
     return rows
+
+
+def _pressure_rates(rows, info, moved):
+    """Pressure totals per second of job time and per GiB moved."""
+    totals = {m: v for m, v in rows if m in M.TOTALS}
+    start, end = info.get("start_s"), info.get("end_s")
+    secs = end - start if start is not None and end is not None else None
+    out = []
+    for m, v in totals.items():
+        if secs and secs > 0:
+            out.append((f"{m}_per_s", v / secs))
+        if moved > 0:
+            out.append((f"{m}_per_gib", v / moved * GIB))
+    return out
 
 
 def _job_state(jdir):

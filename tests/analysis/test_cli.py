@@ -77,6 +77,23 @@ class EndToEnd(unittest.TestCase):
                 self.assertTrue(os.path.isfile(os.path.join(d, rel)), rel)
 
 
+class CiCheck(unittest.TestCase):
+    def test_ci_check(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = H.ab_run(os.path.join(tmp, "run"), ["pre", "post"], 6,
+                           [1.0, 1.2], 0.03, seed=3)
+            res = analyze("--ci-check", "50", run)
+            self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+            self.assertIn("narrow enough", res.stdout)
+            res = analyze("--ci-check", "0.1", run)
+            self.assertEqual(res.returncode, 1, res.stdout + res.stderr)
+            self.assertIn("too wide", res.stdout)
+            self.assertIn("read_iops", res.stdout)
+            self.assertFalse(os.path.exists(os.path.join(run, "report.md")))
+            res = analyze("--ci-check", "5", os.path.join(tmp, "nope"))
+            self.assertEqual(res.returncode, 2)
+
+
 class BadRunDir(unittest.TestCase):
     def test_missing(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -57,7 +57,9 @@ def variant_role(run, label):
 
 
 def disk_role(run, disk):
-    """"bounce-candidate" or "control"; None for a disk nobody described."""
+    """"bounce-candidate" or "control"; None for a disk nobody described.
+    A within-boot ratio "A/B" (tidy.py) has the role of its A."""
+    disk = str(disk).split("/")[0]
     roles = _meta_map(run, "disk_roles")
     if roles:
         return roles.get(disk) if roles.get(disk) in DISK_ROLES else None

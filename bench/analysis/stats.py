@@ -552,7 +552,13 @@ def verdicts(run, n_boot=N_PERM):
     if jobs.empty:
         return pd.DataFrame(columns=VERDICT_COLUMNS)
     tidy = run.tidy[~run.tidy["metric"].isin(M.TOTALS)]
-    for (disk, job, pressure), cjobs in jobs.groupby(["disk", "job", "pressure"], sort=True):
+    cells = sorted(set(map(tuple, jobs[["disk", "job", "pressure"]].to_numpy())) |
+                   set(map(tuple, tidy[["disk", "job", "pressure"]].to_numpy())))
+    for disk, job, pressure in cells:
+        # a within-boot ratio "A/B" (tidy.py) answers for the jobs of A
+        jdisk = str(disk).split("/")[0]
+        cjobs = jobs[(jobs["disk"] == jdisk) & (jobs["job"] == job) &
+                     (jobs["pressure"] == pressure)]
         labels = pair_order(run, list(dict.fromkeys(cjobs["variant"])))
         cell = tidy[(tidy["disk"] == disk) & (tidy["job"] == job) &
                     (tidy["pressure"] == pressure)]

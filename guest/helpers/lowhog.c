@@ -65,9 +65,12 @@
 #define MAX_CHILDREN	4096
 /*
  * Stall rule: over the last STALL_CHILDREN children LowFree must drop by
- * at least half of the page-table pages they touched.
+ * at least a quarter of the page-table pages they touched.  Not more:
+ * the per-CPU page lists hand out and take back pages in batches that
+ * /proc/meminfo does not count as free, so a child's drop shows late
+ * (measured on the lab's 6.12 guest: 3760 kB for 9144 kB over 3 children).
  */
-#define STALL_CHILDREN	3
+#define STALL_CHILDREN	6
 
 #define BUF_SIZE	(64 * 1024)
 
@@ -421,7 +424,7 @@ int main(int argc, char **argv)
 			sum_drop += win_drop[i];
 			sum_exp += win_exp[i];
 		}
-		if (2 * sum_drop < sum_exp)
+		if (4 * sum_drop < sum_exp)
 			die("LowFree fell only %lu kB for %lu kB of page tables over the last %d children (%u in all): page tables are not in lowmem here (CONFIG_HIGHPTE? a 64-bit kernel?)",
 			    sum_drop, sum_exp, STALL_CHILDREN, nr_kids);
 	}

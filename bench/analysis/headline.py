@@ -155,9 +155,10 @@ def cost_section(run, verdicts):
             bb = bb[~bb["job"].str.endswith("+probe")]
             if bb.empty or not (bb["value"] > 0).any():
                 continue
-            per_job = ", ".join(f"{j} {_fmt(g['value'].median() / MIB)}"
+            per_job = ", ".join(f"{j} {_fmt(100 * g['value'].median() / (1 << 30))}%"
                                 for j, g in bb.groupby("job", sort=True))
-            out.append(f"- **{v} on {disk}: bounced MiB per GiB moved**: {per_job}.")
+            out.append(f"- **{v} on {disk}: bytes bounced per byte the block layer "
+                       f"moved**: {per_job}.")
             for job in sorted(set(_values(run, "bounce_submit_us_p50", [v], disk)["job"])):
                 sub = _median(_values(run, "bounce_submit_us_p50", [v], disk, job))
                 sub99 = _median(_values(run, "bounce_submit_us_p99", [v], disk, job))
@@ -177,9 +178,7 @@ def cost_section(run, verdicts):
                 out.append(f"- Probe overhead on {disk} (IOPS lost with the probes on, "
                            f"same boot): {', '.join(over)}.")
             for w in others:
-                for job in sorted(set(_values(run, "cpu_s_per_gib", [v, w], disk)["job"])):
-                    if job.endswith("+probe"):
-                        continue
+                for job in _performance_jobs(run, _values(run, "cpu_s_per_gib", [v, w], disk)):
                     for metric in ("cpu_s_per_gib", "read_iops", "write_iops"):
                         line = _verdict_line(verdicts, metric, disk, job, v, w)
                         if line:
@@ -196,11 +195,21 @@ def cost_section(run, verdicts):
         for v in bouncers:
             for w in others:
                 for metric in ("read_iops", "write_iops", "cpu_s_per_gib"):
-                    for job in sorted(set(_values(run, metric, [v, w], rd)["job"])):
+                    for job in _performance_jobs(run, _values(run, metric, [v, w], rd)):
                         line = _verdict_line(verdicts, metric, rd, job, v, w)
                         if line:
                             out.append(f"- within-boot {rd}, {job}, {metric}: {line}.")
     return out
+
+
+def _performance_jobs(run, rows):
+    """The unprobed performance jobs among rows: what the verdict lines
+    are about (integrity jobs measure data, probed twins the probes)."""
+    j = run.jobs
+    integrity = set(j[j.get("job_class", pd.Series(dtype=str)) == "integrity"]["job"]) \
+        if "job_class" in j else set()
+    return sorted(x for x in set(rows["job"])
+                  if not x.endswith("+probe") and x not in integrity)
 
 
 def _interval(run):

@@ -8,7 +8,7 @@ A run says it in meta.json:
   "disk_roles": {disk: "bounce-candidate" | "control"}
 
 Runs written before those keys (and the test fixtures) fall back on the
-lab's historical names, FALLBACK_VARIANT_ROLES and FALLBACK_DISK_ROLES,
+roles bench/lab.conf gives, FALLBACK_VARIANT_ROLES and FALLBACK_DISK_ROLES,
 looked up by label first, then by the kernel variant the label boots
 (so "pre.2" of `--variants pre,pre` is a baseline too).
 
@@ -19,6 +19,7 @@ looked up by label first, then by the kernel variant the label boots
   control           a disk that never bounces: baseline and bounce run the
                     same code there, so that pair is an A/A pair
 """
+from . import labconf as L
 from . import tidy as T
 
 BASELINE, BOUNCE, REMOVED = "baseline", "bounce", "removed"
@@ -26,10 +27,11 @@ CANDIDATE, CONTROL = "bounce-candidate", "control"
 VARIANT_ROLES = (BASELINE, BOUNCE, REMOVED)
 DISK_ROLES = (CANDIDATE, CONTROL)
 
-# Only for runs whose meta.json has no "roles" / "disk_roles".
-FALLBACK_VARIANT_ROLES = {"pre": BASELINE, "pre-fixed": BOUNCE, "post": REMOVED}
-FALLBACK_DISK_ROLES = {"usb-pio": CANDIDATE, "ram-bounce": CANDIDATE,
-                       "usb-dma": CONTROL, "virtio": CONTROL, "ram": CONTROL}
+# Only for runs whose meta.json has no "roles" / "disk_roles": the
+# repository's bench/lab.conf, which names no role anywhere else.
+_LAB = L.load()
+FALLBACK_VARIANT_ROLES = {v: d["role"] for v, d in _LAB["role"].items()}
+FALLBACK_DISK_ROLES = {n: d["role"] for n, d in _LAB["disk"].items()}
 
 # Baseline order of the pairs: A is the role earlier here (the bounce path
 # as designed is what the others are compared with).

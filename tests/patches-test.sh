@@ -138,8 +138,14 @@ check_config_diff()
 
 main()
 {
+	local stacks patches
 	[ -d "$PRISTINE" ] ||
 		bl_die "pristine tree $PRISTINE not found; run './run.sh build' first"
+	stacks=$(find "$BL_PATCHES_DIR" -mindepth 1 -maxdepth 1 -type d | wc -l)
+	patches=$(ls "$BL_PATCHES_DIR"/*/*.patch | wc -l)
+	# per stack and per variant: applies; series count; checkpatch per
+	# patch; post clean, two bounce checks, two config diffs
+	t_plan $((stacks + $(bl_variants | wc -l) + 1 + patches + 5))
 	test_apply
 	test_checkpatch
 	t_check "post tree: no bounce machinery left" check_post_clean

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run every test suite and add up their "N passed, N failed" lines into one.
+# Run every test suite and add up their "N passed, N failed" lines (with an
+# optional ", N skipped") into one.
 # A suite that dies without its summary line counts as one failure, and so
 # does one that exits non-zero while its summary line says 0 failed.
 #
@@ -22,7 +23,7 @@ declare -A SUITES=(
 )
 ORDER=(helpers analysis scripts build patches boot guest compare)
 
-pass=0 fail=0 failed_suites=''
+pass=0 fail=0 skip=0 failed_suites=''
 [ $# -gt 0 ] && ORDER=("$@")
 for s in "${ORDER[@]}"; do
 	[ -n "${SUITES[$s]:-}" ] || bl_die "unknown test suite '$s' (known: ${!SUITES[*]})"
@@ -41,15 +42,18 @@ for s in "${ORDER[@]}"; do
 	p=${summary%% passed*}
 	f=${summary#*passed, }
 	f=${f%% failed*}
+	k=0
+	[[ $summary =~ failed,\ ([0-9]+)\ skipped ]] && k=${BASH_REMATCH[1]}
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		echo "suite $s exited $rc although it reported 0 failed"
 		f=1
 	fi
 	pass=$((pass + p))
 	fail=$((fail + f))
+	skip=$((skip + k))
 	[ "$f" = 0 ] || failed_suites+=" $s"
 done
 echo "=== all suites"
 [ -z "$failed_suites" ] || echo "failing suites:$failed_suites"
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -59,5 +59,66 @@ test_run_all_exit_code()
 	fi
 }
 
+# --- tests/lib.sh: plan and SKIP -----------------------------------------
+
+# A suite written with tests/lib.sh, in a sandbox: BODY between the source
+# line and t_summary. Prints its output; returns its exit code.
+harness_run()
+{
+	local sb=$1 body=$2
+	stub "$sb/tests/h-test.sh" ". \"\$(dirname \"\$0\")/lib.sh\"
+$body
+t_summary"
+	"$sb/tests/h-test.sh" 2>&1
+}
+
+test_harness()
+{
+	local sb out rc
+	sb=$(sandbox harness)
+
+	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b "no kvm here"; t_ok c')
+	rc=$?
+	if [ $rc = 0 ] && [ "$(head -n 1 <<<"$out")" = 1..3 ] &&
+	   grep -qx 'ok 2 - b # SKIP no kvm here' <<<"$out" &&
+	   grep -qx 'ok 3 - c' <<<"$out" &&
+	   [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed, 1 skipped" ]; then
+		t_ok "lib.sh: t_plan prints 1..N, t_skip prints '# SKIP reason' and counts as skipped"
+	else
+		t_fail "lib.sh: t_plan prints 1..N, t_skip prints '# SKIP reason' and counts as skipped" \
+			"exit $rc" "$out"
+	fi
+
+	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b why')
+	rc=$?
+	if [ $rc != 0 ] && grep -q 'planned 3 tests but ran 2' <<<"$out" &&
+	   [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed, 1 skipped" ]; then
+		t_ok "lib.sh: fewer tests run than planned is a failure"
+	else
+		t_fail "lib.sh: fewer tests run than planned is a failure" "exit $rc" "$out"
+	fi
+
+	out=$(harness_run "$sb" 't_ok a; t_fail b')
+	rc=$?
+	[ $rc != 0 ] && [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed, 0 skipped" ] &&
+		t_ok "lib.sh: without a plan, a failure still fails" ||
+		t_fail "lib.sh: without a plan, a failure still fails" "exit $rc" "$out"
+}
+
+test_run_all_skipped()
+{
+	local sb rc=0 out
+	sb=$(sandbox run-all-skip)
+	stub "$sb/tests/analysis-test.sh" 'echo "2 passed, 0 failed, 1 skipped"'
+	stub "$sb/tests/build-test.sh" 'echo "1 passed, 0 failed"'
+	stub "$sb/tests/patches-test.sh" 'echo "0 passed, 0 failed, 4 skipped"'
+	out=$("$sb/tests/run-all.sh" analysis build patches 2>&1) || rc=$?
+	[ $rc = 0 ] && [ "$(tail -n 1 <<<"$out")" = "3 passed, 0 failed, 5 skipped" ] &&
+		t_ok "run-all: adds up the suites' skipped counts" ||
+		t_fail "run-all: adds up the suites' skipped counts" "exit $rc" "$out"
+}
+
 test_run_all_exit_code
+test_harness
+test_run_all_skipped
 t_summary

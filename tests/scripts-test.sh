@@ -118,7 +118,51 @@ test_run_all_skipped()
 		t_fail "run-all: adds up the suites' skipped counts" "exit $rc" "$out"
 }
 
+# --- tests/patches-test.sh: checkpatch.pl that crashes --------------------
+
+# checkpatch_with NAME PERL: patches-test.sh's checkpatch check of one patch
+# (lab/0001-x.patch, type FOO excused) run with PERL as checkpatch.pl.
+checkpatch_with()
+{
+	local d=$WORK/checkpatch/$1
+	mkdir -p "$d/patches/lab"
+	printf 'Subject: [PATCH] x\n' >"$d/patches/lab/0001-x.patch"
+	printf 'lab/0001-x.patch FOO\n' >"$d/patches/checkpatch-exceptions"
+	printf '%s\n' "$2" >"$d/checkpatch.pl"
+	(
+		export BL_CHECKPATCH=$d/checkpatch.pl BOUNCELAB_PATCHES_DIR=$d/patches
+		. "$BL_ROOT/tests/patches-test.sh"
+		checkpatch_unexcused "$d/patches/lab/0001-x.patch"
+	) >"$d/out" 2>&1
+}
+
+# expect_checkpatch NAME WANT(pass|fail) PERL
+expect_checkpatch()
+{
+	local got=pass
+	checkpatch_with "$1" "$3" || got=fail
+	[ "$got" = "$2" ] && t_ok "patches-test checkpatch: $1 -> $2" ||
+		t_fail "patches-test checkpatch: $1 -> $2" "it ${got}ed" \
+			"$(cat "$WORK/checkpatch/$1/out")"
+}
+
+test_checkpatch_crash()
+{
+	expect_checkpatch "perl dies" fail 'die "Undefined subroutine &main::foo called";'
+	expect_checkpatch "exit 1 without its total line" fail 'exit 1;'
+	expect_checkpatch "perl error on stderr, exit 0" fail \
+		'warn "Use of uninitialized value in concatenation at scripts/checkpatch.pl line 7.\n"; exit 0;'
+	expect_checkpatch "clean patch (exit 0, silent)" pass 'exit 0;'
+	expect_checkpatch "excused message" pass '
+print "$ARGV[-1]:1: CHECK:FOO: something\n";
+print "total: 0 errors, 0 warnings, 1 checks, 1 lines checked\n"; exit 1;'
+	expect_checkpatch "unexcused message" fail '
+print "$ARGV[-1]:1: WARNING:BAR: something\n";
+print "total: 0 errors, 1 warnings, 0 checks, 1 lines checked\n"; exit 1;'
+}
+
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
+test_checkpatch_crash
 t_summary

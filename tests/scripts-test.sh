@@ -15,6 +15,7 @@ set -uo pipefail
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export BOUNCELAB_CACHE=$WORK/cache
+BL_CACHE=$BOUNCELAB_CACHE
 unset BOUNCELAB_RESULTS
 
 # sandbox NAME: a copy of the checkout (no .git, no results) in $WORK/NAME;
@@ -161,8 +162,48 @@ print "$ARGV[-1]:1: WARNING:BAR: something\n";
 print "total: 0 errors, 1 warnings, 0 checks, 1 lines checked\n"; exit 1;'
 }
 
+# --- guest/busybox, guest/fio: bounded lock waits --------------------------
+
+# expect_lock_bound NAME SCRIPT LOCK: SCRIPT, with LOCK held by another
+# process, gives up after BL_LOCK_WAIT seconds with a clear message. apt
+# and dpkg are stubs that fail, so nothing past the lock can touch the host.
+expect_lock_bound()
+{
+	local name=$1 script=$2 lock=$3 holder rc=0 start secs out
+	# the script must stop at this lock: never run it against a real one
+	case $lock in "$WORK"/*) ;; *) t_fail "$name: lock $lock is outside the test's cache"; return ;; esac
+	stub "$WORK/nobin/apt-get" 'exit 97'
+	stub "$WORK/nobin/apt-cache" 'exit 97'
+	stub "$WORK/nobin/dpkg" 'exit 97'
+	mkdir -p "$(dirname "$lock")"
+	( exec 8>"$lock"; flock 8; exec sleep 60 ) &
+	holder=$!
+	while flock -n "$lock" true; do sleep 0.05; done
+	start=$(bl_now)
+	out=$(PATH=$WORK/nobin:$PATH BL_LOCK_WAIT=1 timeout 20 "$script" "$WORK/out-$name" 2>&1) ||
+		rc=$?
+	secs=$(( $(bl_now) - start ))
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	if [ $rc = 1 ] && [ $secs -le 10 ] && grep -q "still locked by another build after 1s" <<<"$out"; then
+		t_ok "$name: gives up on a held lock after BL_LOCK_WAIT with a clear error (${secs}s)"
+	else
+		t_fail "$name: gives up on a held lock after BL_LOCK_WAIT with a clear error" \
+			"exit $rc after ${secs}s (124: still waiting)" "$out"
+	fi
+}
+
+test_lock_bounds()
+{
+	expect_lock_bound fetch-busybox.sh "$BL_ROOT/guest/busybox/fetch-busybox.sh" \
+		"$BL_CACHE/guest/.busybox.lock"
+	expect_lock_bound build-fio.sh "$BL_ROOT/guest/fio/build-fio.sh" \
+		"$BL_CACHE/guest/src/.fio.lock"
+}
+
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
 test_checkpatch_crash
+test_lock_bounds
 t_summary

@@ -13,7 +13,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
 export BOUNCELAB_CACHE=$WORK/cache
 BL_CACHE=$BOUNCELAB_CACHE
 unset BOUNCELAB_RESULTS
@@ -39,6 +39,59 @@ stub()
 		if [ $# -gt 1 ]; then echo "$2"; else cat; fi
 	} >"$1"
 	chmod +x "$1"
+}
+
+# A cache that passes bench/compare's and bench/guest-run's checks: empty
+# kernels and initramfs, and a guest fio that accepts every job file.
+fake_cache()
+{
+	local v
+	for v in pre pre-fixed post; do
+		mkdir -p "$BL_CACHE/kernels/$v"
+		: >"$BL_CACHE/kernels/$v/bzImage"
+		echo '{}' >"$BL_CACHE/kernels/$v/build-info.json"
+	done
+	mkdir -p "$BL_CACHE/guest/bin"
+	: >"$BL_CACHE/guest/initramfs.cpio.gz"
+	stub "$BL_CACHE/guest/bin/fio" 'exit 0'
+}
+
+# fake_qemu SANDBOX: bench/qemu-boot that boots nothing. It writes
+# LOG.started, sleeps FAKE_QEMU_SLEEP seconds (default 0; SIGTERM ends it
+# like the real one, exit 143), then plays a guest that ran its plan: a
+# serial log and a results disk saying "ok". A probe boot (no results
+# disk) only logs that init started.
+fake_qemu()
+{
+	stub "$1/bench/qemu-boot" <<-'EOF'
+	log='' results=''
+	while getopts k:i:l:t:a: opt; do [ "$opt" = l ] && log=$OPTARG; done
+	shift $((OPTIND - 1))
+	for a in "$@"; do
+		case $a in *file=*results.img*) results=${a#*file=}; results=${results%%,*} ;; esac
+	done
+	touch "$log.started"
+	trap 'exit 143' TERM INT
+	sleep "${FAKE_QEMU_SLEEP:-0}" & wait $!
+	echo 'BOUNCELAB-GUEST: init started' >"$log"
+	[ -n "$results" ] || exit 0
+	g=$(mktemp -d)
+	echo ok >"$g/status"
+	tar -cf "$results" -C "$g" .
+	rm -rf "$g"
+	echo 'BOUNCELAB-GUEST: done' >>"$log"
+	EOF
+}
+
+# wait_file FILE: up to 20 s for FILE to appear.
+wait_file()
+{
+	local i
+	for i in $(seq 1 200); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
 }
 
 # --- tests/run-all.sh --------------------------------------------------
@@ -261,10 +314,49 @@ test_gen_initramfs()
 		t_fail "gen-initramfs: same spec, same bytes"
 }
 
+# --- bench/guest-run: data disks never left behind --------------------------
+
+# The data disk images (everything in disks/ but plan.img).
+data_disks()
+{
+	ls "$1/disks" 2>/dev/null | grep -v '^plan\.img$'
+}
+
+test_guest_run_disks()
+{
+	local sb out pid rc=0
+	sb=$(sandbox guest-run)
+	fake_cache
+	fake_qemu "$sb"
+	GR=("$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1)
+
+	out=$WORK/gr-ok
+	"${GR[@]}" -o "$out" >"$WORK/gr-ok.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ -z "$(data_disks "$out")" ] &&
+		t_ok "guest-run: a boot that ends removes its data disks" ||
+		t_fail "guest-run: a boot that ends removes its data disks" "exit $rc" \
+			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-ok.out")"
+
+	# as bench/compare stops a boot on Ctrl-C: TERM to its process group
+	out=$WORK/gr-int rc=0
+	set -m
+	FAKE_QEMU_SLEEP=60 "${GR[@]}" -o "$out" >"$WORK/gr-int.out" 2>&1 &
+	pid=$!
+	set +m
+	wait_file "$out/serial.log.started"
+	kill -TERM -- "-$pid"
+	wait $pid || rc=$?
+	[ $rc = 143 ] && [ -f "$out/disks/plan.img" ] && [ -z "$(data_disks "$out")" ] &&
+		t_ok "guest-run: an interrupted boot exits 143 and removes its data disks" ||
+		t_fail "guest-run: an interrupted boot exits 143 and removes its data disks" "exit $rc" \
+			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-int.out")"
+}
+
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
 test_checkpatch_crash
 test_lock_bounds
 test_gen_initramfs
+test_guest_run_disks
 t_summary

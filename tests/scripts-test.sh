@@ -352,6 +352,45 @@ test_guest_run_disks()
 			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-int.out")"
 }
 
+# --- the guest's plan variables from the host --------------------------------
+
+test_plan_options()
+{
+	local sb rc=0 plan
+	sb=$(sandbox plan-options)
+	fake_cache
+	fake_qemu "$sb"
+	"$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1 -o "$WORK/plan-gr" \
+		-W 7 -I 50 -T 90 >"$WORK/plan-gr.out" 2>&1 || rc=$?
+	plan=$WORK/plan-gr/plan/plan
+	[ $rc = 0 ] && grep -qx BL_DISK_WAIT=7 "$plan" && grep -qx BL_MON_INTERVAL_MS=50 "$plan" &&
+	   grep -qx BL_JOB_TIMEOUT=90 "$plan" &&
+		t_ok "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" ||
+		t_fail "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" \
+			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-gr.out")"
+
+	rc=0
+	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+		--jobs smoke-randread --accel tcg --run-id plan --disk-wait 8 \
+		--mon-interval-ms 60 --job-timeout 91 >"$WORK/plan-cmp.out" 2>&1 || rc=$?
+	plan=$(ls "$sb"/results/plan/boots/*/plan/plan 2>/dev/null | head -n 1)
+	[ $rc = 0 ] && [ -n "$plan" ] && grep -qx BL_DISK_WAIT=8 "$plan" &&
+	   grep -qx BL_MON_INTERVAL_MS=60 "$plan" && grep -qx BL_JOB_TIMEOUT=91 "$plan" &&
+		t_ok "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" ||
+		t_fail "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" \
+			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-cmp.out")"
+
+	rc=0
+	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+		--jobs smoke-randread --accel tcg --run-id plan-bad --job-timeout 5m \
+		>"$WORK/plan-bad.out" 2>&1 || rc=$?
+	[ $rc != 0 ] && [ ! -e "$sb/results/plan-bad" ] &&
+	   grep -q "want a positive number, not '5m'" "$WORK/plan-bad.out" &&
+		t_ok "compare --job-timeout 5m refused before the run" ||
+		t_fail "compare --job-timeout 5m refused before the run" "exit $rc" \
+			"$(tail -n 3 "$WORK/plan-bad.out")"
+}
+
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -359,4 +398,5 @@ test_checkpatch_crash
 test_lock_bounds
 test_gen_initramfs
 test_guest_run_disks
+test_plan_options
 t_summary

@@ -457,6 +457,64 @@ test_compare_interrupt()
 			grep -q "^1	pre	virtio	none	1	ok	" "$SB/results/int-boot/boots.tsv"'
 }
 
+# --- ./run.sh compare --dry-run ---------------------------------------------
+
+# old_run SANDBOX ID AGE BOOTS_TSV_ROWS...: a finished run in results/.
+old_run()
+{
+	local run=$1/results/$2 row
+	mkdir -p "$run"
+	printf 'boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir\n' >"$run/boots.tsv"
+	for row in "${@:4}"; do printf '%s\n' "$row" | tr ' ' '\t' >>"$run/boots.tsv"; done
+	printf '{\n  "jobs": "a b c d e f",\n  "reps": 3\n}\n' >"$run/meta.json"
+	touch -d "$3" "$run/boots.tsv"
+}
+
+test_dry_run()
+{
+	local sb out rc=0
+	sb=$(sandbox dry-run)
+	rm -rf "$WORK/cache"	# (BL_CACHE is $WORK/cache here: no fakes)
+	stub "$sb/kernels/build" 'touch "$(dirname "$0")/BUILT"; exit 1'
+	stub "$sb/bench/guest-run" 'touch "$(dirname "$0")/BOOTED"; exit 1'
+	# and never apt: a dry run that reached the deps would install them
+	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
+
+	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
+	if [ $rc = 0 ] && grep -q 'no previous run' <<<"$out" &&
+	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 28m12s' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 36 ] &&
+	   grep -Eq '^  1 +pre +usb-pio +none +1$' <<<"$out" &&
+	   grep -Eq '^  36 +post +virtio +memory +3$' <<<"$out"; then
+		t_ok "compare --dry-run, no earlier run: 36 boots in order, the stated default guess"
+	else
+		t_fail "compare --dry-run, no earlier run: 36 boots in order, the stated default guess" \
+			"exit $rc" "$out"
+	fi
+
+	# the newest run with ok boots counts, per disk; failed boots do not
+	old_run "$sb" 20250101-000000 '2025-01-01' '1 pre usb-pio none 1 ok 500 boots/x'
+	old_run "$sb" 20250202-000000 '2025-02-02' '1 pre usb-pio none 1 ok 60 boots/x' \
+		'2 pre virtio none 1 ok 30 boots/x' '3 pre virtio none 1 ok 50 boots/x' \
+		'4 post virtio none 1 failed:_bound 900 boots/x'
+	old_run "$sb" 20250303-000000 '2025-03-03' '1 pre usb-pio none 1 failed:_panic 9 boots/x'
+	rc=0
+	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
+	if [ $rc = 0 ] && grep -q 'from the newest run, 20250202-000000' <<<"$out" &&
+	   grep -Eq '^  usb-pio +18 boot\(s\) x +60s$' <<<"$out" &&
+	   grep -Eq '^  virtio +18 boot\(s\) x +40s$' <<<"$out" &&
+	   grep -q 'total: about 30m00s' <<<"$out"; then
+		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (30m00s)"
+	else
+		t_fail "compare --dry-run: estimate from the newest run's ok boots, per disk" "exit $rc" "$out"
+	fi
+
+	[ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/bench/BOOTED" ] &&
+	   [ "$(ls "$sb/results")" = "$(printf '%s\n' 20250101-000000 20250202-000000 20250303-000000)" ] &&
+		t_ok "compare --dry-run builds, boots and writes nothing" ||
+		t_fail "compare --dry-run builds, boots and writes nothing" "$(ls "$sb/results" "$sb/kernels" "$sb/bench")"
+}
+
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -466,4 +524,5 @@ test_gen_initramfs
 test_guest_run_disks
 test_plan_options
 test_compare_interrupt
+test_dry_run
 t_summary

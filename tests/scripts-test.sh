@@ -515,6 +515,7 @@ test_dry_run()
 		t_fail "compare --dry-run builds, boots and writes nothing" "$(ls "$sb/results" "$sb/kernels" "$sb/bench")"
 }
 
+t_plan 26
 test_run_all_exit_code
 test_harness
 test_run_all_skipped

@@ -83,11 +83,12 @@ fake_qemu()
 	EOF
 }
 
-# wait_file FILE: up to 20 s for FILE to appear.
+# wait_file FILE [SECONDS]: up to SECONDS (default 120: the machine may be
+# busy building kernels) for FILE to appear.
 wait_file()
 {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $(( ${2:-120} * 10 ))); do
 		[ -e "$1" ] && return 0
 		sleep 0.1
 	done
@@ -449,7 +450,7 @@ test_compare_interrupt()
 		check_interrupted int-probe
 
 	# during the second boot: the first is kept
-	FAKE_QEMU_SLEEP=2 interrupt_run int-boot \
+	FAKE_QEMU_SLEEP=4 interrupt_run int-boot \
 		boots/002-post-virtio-none-r1/serial.log.started \
 		--variants pre,post "${small[@]}" --accel tcg
 	t_check "compare: Ctrl-C during a boot: exit 130, interrupted, first boot kept" \

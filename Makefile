@@ -2,7 +2,7 @@
 # bouncelab: make targets for the common steps. Each one calls run.sh or a
 # script under kernels/, guest/, tests/; the scripts do the work.
 
-.PHONY: all deps kernels guest test test-helpers test-analysis test-build test-patches test-boot test-guest test-compare help
+.PHONY: all deps kernels guest test test-helpers test-analysis test-scripts test-build test-patches test-boot test-guest test-compare help
 
 all: kernels
 
@@ -27,6 +27,10 @@ test-helpers:
 
 test-analysis:
 	tests/run-all.sh analysis
+
+# The host scripts' failure paths, with stubs: no kernels, no QEMU.
+test-scripts:
+	tests/run-all.sh scripts
 
 test-build: kernels
 	tests/run-all.sh build

@@ -24,7 +24,9 @@ commands:
                         boot each kernel in QEMU with a busybox initramfs and
                         check it reaches /init with highmem and sane /proc
   compare [OPTIONS]     the benchmark: build what is missing, boot the matrix
-                        (bench/matrix), analyse; see 'bench/compare --help'
+                        (bench/matrix), analyse; see 'bench/compare --help'.
+                        'compare --dry-run' only lists the boots and
+                        estimates their time, building nothing
   report RUN-ID         redo the analysis and plots of a run in results/
   history [RUN-ID...]   add runs (default: every run in results/) to the
                         history table results/history/ and plot it
@@ -80,6 +82,8 @@ compare_kernels()
 cmd_compare()
 {
 	local kernels run rc=0
+	# the plan and its time estimate only: no deps, no builds, no boots
+	case " $* " in *" --dry-run "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
 	mapfile -t kernels < <(compare_kernels "$@")
 	bl_check_variants "${kernels[@]}"
 	cmd_deps

@@ -54,6 +54,20 @@ bl_need_cmd()
 	done
 }
 
+# bl_lock FD FILE WHAT: hold an exclusive lock on FILE as file descriptor
+# FD (until the script exits). While another build holds it, wait
+# BL_LOCK_WAIT seconds (default 1800) at most, then die saying so: a build
+# must never wait forever behind one that is stuck.
+bl_lock()
+{
+	local fd=$1 file=$2 what=$3 wait=${BL_LOCK_WAIT:-1800}
+	eval "exec $fd>\"\$file\""
+	flock -n "$fd" && return 0
+	bl_log "$what: another build holds $file; waiting ${wait}s at most"
+	flock -w "$wait" "$fd" ||
+		bl_die "$what: $file is still locked by another build after ${wait}s; wait for it to end or stop it (BL_LOCK_WAIT sets the bound)"
+}
+
 # Version of an installed Debian package, empty if it is not installed.
 bl_pkg_version()
 {

@@ -6,7 +6,7 @@
 # synthetic runs. No QEMU, no kernels: it runs anywhere the Debian packages
 # below are installed (they are installed here when missing, as root).
 #
-# Ends with the "N passed, N failed" line tests/run-all.sh adds up.
+# Ends with the "N passed, N failed, N skipped" line tests/run-all.sh adds up.
 set -uo pipefail
 
 . "$(dirname "$0")/../lib/common.sh"
@@ -47,5 +47,5 @@ fi
 failed=$(( $(count failures) + $(count errors) + $(count 'unexpected successes') ))
 passed=$(( ran - $(count failures) - $(count errors) - $(count skipped) ))
 [ "$rc" = 0 ] || [ "$failed" -gt 0 ] || failed=1
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $(count skipped) skipped"
 [ "$failed" = 0 ]

@@ -90,6 +90,8 @@ test_refusals()
 		BOUNCELAB_PATCHES_DIR="$patches" "$BL_ROOT/kernels/build" bl-test-broken
 }
 
+# one no-op rebuild, one metadata check per variant, four refusals
+t_plan $((1 + $(bl_variants | wc -l) + 4))
 test_rebuild_is_noop
 test_metadata
 test_refusals

@@ -1,16 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0
-# Tiny test harness for bouncelab's shell tests: TAP-like "ok N - name"
-# lines and a closing "N passed, N failed" line. Source it.
+# Tiny test harness for bouncelab's shell tests, TAP-like in the manner of
+# kselftest's ktap helpers: an optional plan line "1..N" (t_plan), "ok N -
+# name" / "not ok N - name" lines, "ok N - name # SKIP reason" for a test
+# that could not run here (t_skip), and a closing "N passed, N failed,
+# N skipped" line that tests/run-all.sh adds up. Source it.
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
 T_PASS=0
 T_FAIL=0
+T_SKIP=0
+T_PLAN=''
+
+# Number of the next test line.
+t_next()
+{
+	echo $((T_PASS + T_FAIL + T_SKIP + 1))
+}
+
+# t_plan N: the suite runs N tests. t_summary counts a different number of
+# tests run as a failure (a suite that silently lost tests).
+t_plan()
+{
+	T_PLAN=$1
+	echo "1..$1"
+}
 
 t_ok()
 {
+	echo "ok $(t_next) - $*"
 	T_PASS=$((T_PASS + 1))
-	echo "ok $((T_PASS + T_FAIL)) - $*"
 }
 
 # t_fail NAME [DETAIL...]: DETAIL lines are printed indented below.
@@ -18,9 +37,16 @@ t_fail()
 {
 	local name=$1
 	shift
+	echo "not ok $(t_next) - $name"
 	T_FAIL=$((T_FAIL + 1))
-	echo "not ok $((T_PASS + T_FAIL)) - $name"
 	[ $# -eq 0 ] || printf '#   %s\n' "$@"
+}
+
+# t_skip NAME REASON: a test that cannot run here; neither passed nor failed.
+t_skip()
+{
+	echo "ok $(t_next) - $1 # SKIP ${2:-}"
+	T_SKIP=$((T_SKIP + 1))
 }
 
 # t_check NAME COMMAND...: passes when COMMAND succeeds; its output is shown
@@ -38,6 +64,11 @@ t_check()
 
 t_summary()
 {
-	echo "$T_PASS passed, $T_FAIL failed"
+	local ran=$((T_PASS + T_FAIL + T_SKIP))
+	if [ -n "$T_PLAN" ] && [ "$ran" != "$T_PLAN" ]; then
+		echo "# planned $T_PLAN tests but ran $ran"
+		T_FAIL=$((T_FAIL + 1))
+	fi
+	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" = 0 ]
 }

@@ -18,6 +18,9 @@ set -uo pipefail
 KVER=$(bl_pkg_version "$BL_KSRC_PKG")
 PRISTINE=$BL_CACHE/linux/linux-source-$KVER
 EXCEPTIONS=$BL_PATCHES_DIR/checkpatch-exceptions
+# The override exists for tests/scripts-test.sh, which feeds it a
+# checkpatch.pl that crashes.
+CHECKPATCH=${BL_CHECKPATCH:-$PRISTINE/scripts/checkpatch.pl}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
@@ -78,18 +81,30 @@ test_apply()
 		t_ok "series has 7 patches" || t_fail "series has 7 patches"
 }
 
-# checkpatch message types of one patch that are not excused for it.
+# checkpatch message types of one patch that are not excused for it. A
+# checkpatch.pl that crashes has checked nothing: with --terse it exits 0
+# and prints nothing for a clean patch, or exits 1 after its "total:" line
+# and the messages; any other exit, a 1 without that line or without a
+# message we can read, or a perl error, fails the patch.
 checkpatch_unexcused()
 {
-	local p=$1 name types allowed t
+	local p=$1 name types allowed t rc=0
 	name=${p#"$BL_PATCHES_DIR"/}
-	types=$(perl "$PRISTINE/scripts/checkpatch.pl" --strict --no-tree \
-		--show-types --terse "$p" 2>&1 |
-		sed -nE 's/.*: (ERROR|WARNING|CHECK):([A-Z0-9_]+):.*/\2/p' | sort -u)
+	perl "$CHECKPATCH" --strict --no-tree --show-types --terse "$p" \
+		>"$WORK/checkpatch.out" 2>"$WORK/checkpatch.err" || rc=$?
+	types=$(sed -nE 's/.*: (ERROR|WARNING|CHECK):([A-Z0-9_]+):.*/\2/p' \
+		"$WORK/checkpatch.out" | sort -u)
+	if [ $rc -gt 1 ] || grep -Eq ' at .* line [0-9]+' "$WORK/checkpatch.err" ||
+	   { [ $rc = 1 ] && { [ -z "$types" ] ||
+		! grep -Eq '^total: [0-9]+ errors, ' "$WORK/checkpatch.out"; }; }; then
+		echo "$name: checkpatch.pl failed to run (exit $rc):"
+		cat "$WORK/checkpatch.err" "$WORK/checkpatch.out" | tail -n 10
+		return 1
+	fi
 	allowed=$(awk -v n="$name" '$1 == n { print $2 }' "$EXCEPTIONS")
 	for t in $types; do
 		grep -qx "$t" <<<"$allowed" ||
-			{ echo "$name: checkpatch $t"; perl "$PRISTINE/scripts/checkpatch.pl" \
+			{ echo "$name: checkpatch $t"; perl "$CHECKPATCH" \
 				--strict --no-tree --show-types "$p" | grep -A3 "$t"; return 1; }
 	done
 }
@@ -154,8 +169,14 @@ check_config_diff()
 
 main()
 {
+	local stacks patches
 	[ -d "$PRISTINE" ] ||
 		bl_die "pristine tree $PRISTINE not found; run './run.sh build' first"
+	stacks=$(find "$BL_PATCHES_DIR" -mindepth 1 -maxdepth 1 -type d | wc -l)
+	patches=$(ls "$BL_PATCHES_DIR"/*/*.patch | wc -l)
+	# per stack and per variant: applies; series count; checkpatch per
+	# patch; post clean, two bounce checks, two config diffs
+	t_plan $((stacks + $(bl_variants | wc -l) + 1 + patches + 5))
 	test_apply
 	test_checkpatch
 	t_check "post tree: no bounce machinery left" check_post_clean
@@ -169,4 +190,5 @@ main()
 	t_summary
 }
 
-main "$@"
+# Sourced (tests/scripts-test.sh), it only defines the checks.
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

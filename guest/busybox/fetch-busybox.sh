@@ -49,8 +49,7 @@ start=$(bl_now)
 bl_need_cmd apt-get apt-cache dpkg-deb file sha256sum
 mkdir -p "$OUTDIR" "$BL_CACHE/guest"
 OUTDIR=$(cd "$OUTDIR" && pwd)
-exec 9>"$BL_CACHE/guest/.busybox.lock"
-flock 9
+bl_lock 9 "$BL_CACHE/guest/.busybox.lock" busybox
 
 step 1 "apt: i386 packages known"
 ver=$(candidate)

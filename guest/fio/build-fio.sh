@@ -242,8 +242,7 @@ suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 mkdir -p "$SRCROOT" "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 # One build at a time per cache (two make targets may race).
-exec 9>"$SRCROOT/.fio.lock"
-flock 9
+bl_lock 9 "$SRCROOT/.fio.lock" fio
 
 step 1 "apt sources: deb-src for $suite, i386 architecture"
 changed=0

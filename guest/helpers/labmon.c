@@ -38,24 +38,44 @@ struct col {
 #define MEM(k)		{ k, MEMINFO, k, NULL }
 #define VM(k)		{ k, VMSTAT, k, NULL }
 #define PSI_COL(l, f)	{ l "_" f, PSI, l, f "=" }
+#define HIST_COL(n)	{ n, HIST, NULL, NULL }
 
-static const struct col cols[] = {
-	MEM("MemFree"), MEM("LowFree"), MEM("HighFree"), MEM("Cached"),
-	MEM("Dirty"), MEM("Writeback"), MEM("Bounce"),
-	VM("nr_free_pages"), VM("nr_bounce"),
-	VM("pgscan_kswapd"), VM("pgscan_direct"),
-	VM("pgsteal_kswapd"), VM("pgsteal_direct"),
-	VM("allocstall_normal"), VM("allocstall_movable"), VM("allocstall_dma"),
-	VM("pgmajfault"),
-	PSI_COL("some", "avg10"), PSI_COL("some", "total"),
-	PSI_COL("full", "avg10"), PSI_COL("full", "total"),
-	{ "bounce_hits", HIST, NULL, NULL },
-};
+/*
+ * The CSV columns after t_ms, in output order: X(ID, definition).  The
+ * enum of column ids (COL_ID) and the cols[] table are both generated
+ * from this one list, so code names a column (cells[COL_BOUNCE]) and can
+ * never index the wrong one when columns are added or moved.
+ */
+#define COLUMNS(X)						\
+	X(MEMFREE,		MEM("MemFree"))			\
+	X(LOWFREE,		MEM("LowFree"))			\
+	X(HIGHFREE,		MEM("HighFree"))		\
+	X(CACHED,		MEM("Cached"))			\
+	X(DIRTY,		MEM("Dirty"))			\
+	X(WRITEBACK,		MEM("Writeback"))		\
+	X(BOUNCE,		MEM("Bounce"))			\
+	X(NR_FREE_PAGES,	VM("nr_free_pages"))		\
+	X(NR_BOUNCE,		VM("nr_bounce"))		\
+	X(PGSCAN_KSWAPD,	VM("pgscan_kswapd"))		\
+	X(PGSCAN_DIRECT,	VM("pgscan_direct"))		\
+	X(PGSTEAL_KSWAPD,	VM("pgsteal_kswapd"))		\
+	X(PGSTEAL_DIRECT,	VM("pgsteal_direct"))		\
+	X(ALLOCSTALL_NORMAL,	VM("allocstall_normal"))	\
+	X(ALLOCSTALL_MOVABLE,	VM("allocstall_movable"))	\
+	X(ALLOCSTALL_DMA,	VM("allocstall_dma"))		\
+	X(PGMAJFAULT,		VM("pgmajfault"))		\
+	X(SOME_AVG10,		PSI_COL("some", "avg10"))	\
+	X(SOME_TOTAL,		PSI_COL("some", "total"))	\
+	X(FULL_AVG10,		PSI_COL("full", "avg10"))	\
+	X(FULL_TOTAL,		PSI_COL("full", "total"))	\
+	X(BOUNCE_HITS,		HIST_COL("bounce_hits"))
 
-#define NR_COLS		(sizeof(cols) / sizeof(cols[0]))
-/* indices into cols[] */
-#define COL_BOUNCE	6
-#define COL_NR_BOUNCE	8
+#define COL_ENUM(id, def)	COL_##id,
+#define COL_DEF(id, def)	[COL_##id] = def,
+
+enum col_id { COLUMNS(COL_ENUM) NR_COLS };
+
+static const struct col cols[NR_COLS] = { COLUMNS(COL_DEF) };
 
 struct source {
 	char path[PATH_SIZE];	/* empty: source not configured */

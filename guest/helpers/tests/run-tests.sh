@@ -8,6 +8,7 @@ set -u
 
 BIN=$(cd "${1:?usage: run-tests.sh BINDIR}" && pwd) || exit 2
 FIX=$(cd "$(dirname "$0")/fixtures" && pwd) || exit 2
+HELPERS=$(cd "$(dirname "$0")/.." && pwd) || exit 2
 LABMON=$BIN/labmon
 MEMHOG=$BIN/memhog
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/helpers-test.XXXXXX") || exit 2
@@ -213,6 +214,30 @@ t_lm_empty_root()
 	lm_run "$TMP/e.csv" -i 10 -n 1 -r "$TMP/emptyroot" || return 1
 	want=$(printf ',%.0s' $(seq 2 $NFIELDS))
 	expect "row" "$(sed -n 2p "$TMP/e.csv" | sed 's/^[0-9]*//')" "$want"
+}
+
+# Whole data rows (t_ms aside), as labmon wrote them before its columns
+# got names: the column table must not change the output.
+t_lm_rows_unchanged()
+{
+	lm_run "$TMP/g1.csv" -i 10 -n 1 -r "$FIX/hm612" -b "$FIX/hist/bounce-hist" ||
+		return 1
+	lm_run "$TMP/g2.csv" -i 10 -n 1 -r "$FIX/nobounce" || return 1
+	expect "hm612 row" "$(sed -n 2p "$TMP/g1.csv" | cut -d, -f2-)" \
+		1456780,511468,945312,352120,2316,148,384,364195,96,20481,3072,19876,2950,17,5,2,1234,1.25,123456,0.75,65432,42 &&
+		expect "nobounce row" "$(sed -n 2p "$TMP/g2.csv" | cut -d, -f2-)" \
+		804468,304468,500000,352120,2316,148,,201117,,555,3072,19876,2950,17,5,2,4321,,,,,
+}
+
+# Code names the columns it means (cells[COL_BOUNCE]): no column index as a
+# bare number, which silently points elsewhere once a column is added.
+t_lm_named_columns()
+{
+	local src=$HELPERS/labmon.c bad
+
+	bad=$(grep -nE '#define[[:space:]]+COL_[A-Za-z0-9_]+[[:space:]]+[0-9]+|(cells|cols)\[[0-9]+\]' "$src")
+	[ -z "$bad" ] || { echo "numeric column indices:"; echo "$bad"; return 1; }
+	grep -q '^enum col_id' "$src" || { echo "no enum col_id of named columns"; return 1; }
 }
 
 # Keys match whole names: WritebackTmp is not Writeback, and so on.
@@ -517,6 +542,8 @@ for t in \
 	"labmon other columns intact without nr_bounce:t_lm_no_bounce_rest" \
 	"labmon root without /proc gives all-empty cells:t_lm_empty_root" \
 	"labmon matches whole key names only:t_lm_whole_keys" \
+	"labmon rows unchanged by the named column table:t_lm_rows_unchanged" \
+	"labmon names its columns, no numeric indices:t_lm_named_columns" \
 	"labmon t_ms follows the interval:t_lm_timing" \
 	"labmon flushes each line while running:t_lm_flushes" \
 	"labmon SIGTERM: exit 0, complete last line:t_lm_sigterm" \

@@ -1,0 +1,530 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The host scripts' failure paths, each tested on a sandbox copy of the
+# checkout with stubs in place of the heavy parts (a fake qemu-boot, a fake
+# checkpatch.pl, fake suites, a fake guest fio): no kernels, no QEMU, no
+# network, no root. It runs anywhere, before anything is built.
+#
+# Everything it writes is in a temporary folder, its cache included
+# (BOUNCELAB_CACHE), so the real cache and results/ are never touched.
+set -uo pipefail
+
+. "$(dirname "$0")/lib.sh"
+
+WORK=$(mktemp -d)
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"' EXIT
+export BOUNCELAB_CACHE=$WORK/cache
+BL_CACHE=$BOUNCELAB_CACHE
+unset BOUNCELAB_RESULTS
+
+# sandbox NAME: a copy of the checkout (no .git, no results) in $WORK/NAME;
+# prints its path.
+sandbox()
+{
+	local d=$WORK/$1
+	mkdir -p "$d"
+	tar -C "$BL_ROOT" --exclude=./.git --exclude=./results -cf - . |
+		tar -C "$d" -xf -
+	mkdir -p "$d/results"
+	echo "$d"
+}
+
+# stub FILE [BODY]: an executable bash script with BODY (stdin if none).
+stub()
+{
+	mkdir -p "$(dirname "$1")"
+	{
+		echo '#!/usr/bin/env bash'
+		if [ $# -gt 1 ]; then echo "$2"; else cat; fi
+	} >"$1"
+	chmod +x "$1"
+}
+
+# A cache that passes bench/compare's and bench/guest-run's checks: empty
+# kernels and initramfs, and a guest fio that accepts every job file.
+fake_cache()
+{
+	local v
+	for v in pre pre-fixed post; do
+		mkdir -p "$BL_CACHE/kernels/$v"
+		: >"$BL_CACHE/kernels/$v/bzImage"
+		echo '{}' >"$BL_CACHE/kernels/$v/build-info.json"
+	done
+	mkdir -p "$BL_CACHE/guest/bin"
+	: >"$BL_CACHE/guest/initramfs.cpio.gz"
+	stub "$BL_CACHE/guest/bin/fio" 'exit 0'
+}
+
+# fake_qemu SANDBOX: bench/qemu-boot that boots nothing. It writes
+# LOG.started, sleeps FAKE_QEMU_SLEEP seconds (default 0; SIGTERM ends it
+# like the real one, exit 143), then plays a guest that ran its plan: a
+# serial log and a results disk saying "ok". A probe boot (no results
+# disk) only logs that init started.
+fake_qemu()
+{
+	stub "$1/bench/qemu-boot" <<-'EOF'
+	log='' results=''
+	while getopts k:i:l:t:a: opt; do [ "$opt" = l ] && log=$OPTARG; done
+	shift $((OPTIND - 1))
+	for a in "$@"; do
+		case $a in *file=*results.img*) results=${a#*file=}; results=${results%%,*} ;; esac
+	done
+	touch "$log.started"
+	trap 'exit 143' TERM INT
+	sleep "${FAKE_QEMU_SLEEP:-0}" & wait $!
+	echo 'BOUNCELAB-GUEST: init started' >"$log"
+	[ -n "$results" ] || exit 0
+	g=$(mktemp -d)
+	echo ok >"$g/status"
+	tar -cf "$results" -C "$g" .
+	rm -rf "$g"
+	echo 'BOUNCELAB-GUEST: done' >>"$log"
+	EOF
+}
+
+# wait_file FILE [SECONDS]: up to SECONDS (default 120: the machine may be
+# busy building kernels) for FILE to appear.
+wait_file()
+{
+	local i
+	for i in $(seq 1 $(( ${2:-120} * 10 ))); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# --- tests/run-all.sh --------------------------------------------------
+
+# A suite whose summary says "0 failed" but that exits non-zero failed.
+test_run_all_exit_code()
+{
+	local sb rc=0 out
+	sb=$(sandbox run-all-rc)
+	stub "$sb/tests/analysis-test.sh" 'echo "3 passed, 0 failed"; exit 1'
+	stub "$sb/tests/build-test.sh" 'echo "2 passed, 0 failed"; exit 0'
+	out=$("$sb/tests/run-all.sh" analysis build 2>&1) || rc=$?
+	if [ $rc != 0 ] && grep -q '^failing suites: analysis$' <<<"$out" &&
+	   grep -Eq '^5 passed, 1 failed' <<<"$(tail -n 1 <<<"$out")"; then
+		t_ok "run-all: a suite exiting non-zero with '0 failed' counts as failed"
+	else
+		t_fail "run-all: a suite exiting non-zero with '0 failed' counts as failed" \
+			"exit $rc" "$out"
+	fi
+}
+
+# --- tests/lib.sh: plan and SKIP -----------------------------------------
+
+# A suite written with tests/lib.sh, in a sandbox: BODY between the source
+# line and t_summary. Prints its output; returns its exit code.
+harness_run()
+{
+	local sb=$1 body=$2
+	stub "$sb/tests/h-test.sh" ". \"\$(dirname \"\$0\")/lib.sh\"
+$body
+t_summary"
+	"$sb/tests/h-test.sh" 2>&1
+}
+
+test_harness()
+{
+	local sb out rc
+	sb=$(sandbox harness)
+
+	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b "no kvm here"; t_ok c')
+	rc=$?
+	if [ $rc = 0 ] && [ "$(head -n 1 <<<"$out")" = 1..3 ] &&
+	   grep -qx 'ok 2 - b # SKIP no kvm here' <<<"$out" &&
+	   grep -qx 'ok 3 - c' <<<"$out" &&
+	   [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed, 1 skipped" ]; then
+		t_ok "lib.sh: t_plan prints 1..N, t_skip prints '# SKIP reason' and counts as skipped"
+	else
+		t_fail "lib.sh: t_plan prints 1..N, t_skip prints '# SKIP reason' and counts as skipped" \
+			"exit $rc" "$out"
+	fi
+
+	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b why')
+	rc=$?
+	if [ $rc != 0 ] && grep -q 'planned 3 tests but ran 2' <<<"$out" &&
+	   [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed, 1 skipped" ]; then
+		t_ok "lib.sh: fewer tests run than planned is a failure"
+	else
+		t_fail "lib.sh: fewer tests run than planned is a failure" "exit $rc" "$out"
+	fi
+
+	out=$(harness_run "$sb" 't_ok a; t_fail b')
+	rc=$?
+	[ $rc != 0 ] && [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed, 0 skipped" ] &&
+		t_ok "lib.sh: without a plan, a failure still fails" ||
+		t_fail "lib.sh: without a plan, a failure still fails" "exit $rc" "$out"
+}
+
+test_run_all_skipped()
+{
+	local sb rc=0 out
+	sb=$(sandbox run-all-skip)
+	stub "$sb/tests/analysis-test.sh" 'echo "2 passed, 0 failed, 1 skipped"'
+	stub "$sb/tests/build-test.sh" 'echo "1 passed, 0 failed"'
+	stub "$sb/tests/patches-test.sh" 'echo "0 passed, 0 failed, 4 skipped"'
+	out=$("$sb/tests/run-all.sh" analysis build patches 2>&1) || rc=$?
+	[ $rc = 0 ] && [ "$(tail -n 1 <<<"$out")" = "3 passed, 0 failed, 5 skipped" ] &&
+		t_ok "run-all: adds up the suites' skipped counts" ||
+		t_fail "run-all: adds up the suites' skipped counts" "exit $rc" "$out"
+}
+
+# --- tests/patches-test.sh: checkpatch.pl that crashes --------------------
+
+# checkpatch_with NAME PERL: patches-test.sh's checkpatch check of one patch
+# (lab/0001-x.patch, type FOO excused) run with PERL as checkpatch.pl.
+checkpatch_with()
+{
+	local d=$WORK/checkpatch/$1
+	mkdir -p "$d/patches/lab"
+	printf 'Subject: [PATCH] x\n' >"$d/patches/lab/0001-x.patch"
+	printf 'lab/0001-x.patch FOO\n' >"$d/patches/checkpatch-exceptions"
+	printf '%s\n' "$2" >"$d/checkpatch.pl"
+	(
+		export BL_CHECKPATCH=$d/checkpatch.pl BOUNCELAB_PATCHES_DIR=$d/patches
+		. "$BL_ROOT/tests/patches-test.sh"
+		checkpatch_unexcused "$d/patches/lab/0001-x.patch"
+	) >"$d/out" 2>&1
+}
+
+# expect_checkpatch NAME WANT(pass|fail) PERL
+expect_checkpatch()
+{
+	local got=pass
+	checkpatch_with "$1" "$3" || got=fail
+	[ "$got" = "$2" ] && t_ok "patches-test checkpatch: $1 -> $2" ||
+		t_fail "patches-test checkpatch: $1 -> $2" "it ${got}ed" \
+			"$(cat "$WORK/checkpatch/$1/out")"
+}
+
+test_checkpatch_crash()
+{
+	expect_checkpatch "perl dies" fail 'die "Undefined subroutine &main::foo called";'
+	expect_checkpatch "exit 1 without its total line" fail 'exit 1;'
+	expect_checkpatch "perl error on stderr, exit 0" fail \
+		'warn "Use of uninitialized value in concatenation at scripts/checkpatch.pl line 7.\n"; exit 0;'
+	expect_checkpatch "clean patch (exit 0, silent)" pass 'exit 0;'
+	expect_checkpatch "excused message" pass '
+print "$ARGV[-1]:1: CHECK:FOO: something\n";
+print "total: 0 errors, 0 warnings, 1 checks, 1 lines checked\n"; exit 1;'
+	expect_checkpatch "unexcused message" fail '
+print "$ARGV[-1]:1: WARNING:BAR: something\n";
+print "total: 0 errors, 1 warnings, 0 checks, 1 lines checked\n"; exit 1;'
+}
+
+# --- guest/busybox, guest/fio: bounded lock waits --------------------------
+
+# expect_lock_bound NAME SCRIPT LOCK: SCRIPT, with LOCK held by another
+# process, gives up after BL_LOCK_WAIT seconds with a clear message. apt
+# and dpkg are stubs that fail, so nothing past the lock can touch the host.
+expect_lock_bound()
+{
+	local name=$1 script=$2 lock=$3 holder rc=0 start secs out
+	# the script must stop at this lock: never run it against a real one
+	case $lock in "$WORK"/*) ;; *) t_fail "$name: lock $lock is outside the test's cache"; return ;; esac
+	stub "$WORK/nobin/apt-get" 'exit 97'
+	stub "$WORK/nobin/apt-cache" 'exit 97'
+	stub "$WORK/nobin/dpkg" 'exit 97'
+	mkdir -p "$(dirname "$lock")"
+	( exec 8>"$lock"; flock 8; exec sleep 60 ) &
+	holder=$!
+	while flock -n "$lock" true; do sleep 0.05; done
+	start=$(bl_now)
+	out=$(PATH=$WORK/nobin:$PATH BL_LOCK_WAIT=1 timeout 20 "$script" "$WORK/out-$name" 2>&1) ||
+		rc=$?
+	secs=$(( $(bl_now) - start ))
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	if [ $rc = 1 ] && [ $secs -le 10 ] && grep -q "still locked by another build after 1s" <<<"$out"; then
+		t_ok "$name: gives up on a held lock after BL_LOCK_WAIT with a clear error (${secs}s)"
+	else
+		t_fail "$name: gives up on a held lock after BL_LOCK_WAIT with a clear error" \
+			"exit $rc after ${secs}s (124: still waiting)" "$out"
+	fi
+}
+
+test_lock_bounds()
+{
+	expect_lock_bound fetch-busybox.sh "$BL_ROOT/guest/busybox/fetch-busybox.sh" \
+		"$BL_CACHE/guest/.busybox.lock"
+	expect_lock_bound build-fio.sh "$BL_ROOT/guest/fio/build-fio.sh" \
+		"$BL_CACHE/guest/src/.fio.lock"
+}
+
+# --- guest/gen-initramfs without a kernel tree -------------------------------
+
+test_gen_initramfs()
+{
+	local d=$WORK/initramfs rc=0 out list
+	mkdir -p "$d/x"
+	printf 'hello\n' >"$d/hello"
+	printf 'seven..' >"$d/seven"
+	cat >"$d/spec" <<-EOF
+	# the guest's layout, in small
+	dir /dev 0755 0 0
+	nod /dev/console 0600 0 0 c 5 1
+	dir /tmp 1777 0 0
+	dir /bin 0755 0 0
+	file /bin/hello $d/hello 0755 0 0
+	file /seven $d/seven 0644 0 0
+	slink /bin/sh hello 0777 0 0
+	file /init $BL_ROOT/guest/init 0755 0 0
+	EOF
+	# an empty cache: no unpacked kernel tree, no gen_init_cpio
+	out=$("$BL_ROOT/guest/gen-initramfs" "$d/spec" "$d/a.cpio.gz" 2>&1) || rc=$?
+	if [ $rc != 0 ]; then
+		t_fail "gen-initramfs: works without a kernel tree" "exit $rc" "$out"
+		t_skip "gen-initramfs: archive lists root-owned /dev/console c 5,1 and the files" "no archive"
+		t_skip "gen-initramfs: same spec, same bytes" "no archive"
+		return
+	fi
+	t_ok "gen-initramfs: works without a kernel tree"
+	if ! command -v cpio >/dev/null; then
+		t_skip "gen-initramfs: archive lists root-owned /dev/console c 5,1 and the files" "no cpio tool to read it"
+	else
+		list=$(gzip -dc "$d/a.cpio.gz" | cpio -itv --numeric-uid-gid 2>/dev/null |
+			awk '{ dev = $1 ~ /^[cb]/; s = $1 " " $2 " " $3 " " $4
+				if (dev) s = s " " $5 $6
+				for (i = 9 + dev; i <= NF; i++) s = s " " $i
+				print s }')
+		(cd "$d/x" && gzip -dc "$d/a.cpio.gz" | cpio -id --quiet bin/hello seven init 2>/dev/null)
+		if [ "$list" = "$(printf '%s\n' \
+			'drwxr-xr-x 2 0 0 dev' \
+			'crw------- 1 0 0 5,1 dev/console' \
+			'drwxrwxrwt 2 0 0 tmp' \
+			'drwxr-xr-x 2 0 0 bin' \
+			'-rwxr-xr-x 1 0 0 bin/hello' \
+			'-rw-r--r-- 1 0 0 seven' \
+			'lrwxrwxrwx 1 0 0 bin/sh -> hello' \
+			'-rwxr-xr-x 1 0 0 init')" ] &&
+		   cmp -s "$d/x/bin/hello" "$d/hello" && cmp -s "$d/x/seven" "$d/seven" &&
+		   cmp -s "$d/x/init" "$BL_ROOT/guest/init"; then
+			t_ok "gen-initramfs: archive lists root-owned /dev/console c 5,1 and the files"
+		else
+			t_fail "gen-initramfs: archive lists root-owned /dev/console c 5,1 and the files" "$list"
+		fi
+	fi
+	touch "$d/hello"
+	"$BL_ROOT/guest/gen-initramfs" "$d/spec" "$d/b.cpio.gz" &&
+		cmp -s "$d/a.cpio.gz" "$d/b.cpio.gz" &&
+		t_ok "gen-initramfs: same spec, same bytes" ||
+		t_fail "gen-initramfs: same spec, same bytes"
+}
+
+# --- bench/guest-run: data disks never left behind --------------------------
+
+# The data disk images (everything in disks/ but plan.img).
+data_disks()
+{
+	ls "$1/disks" 2>/dev/null | grep -v '^plan\.img$'
+}
+
+test_guest_run_disks()
+{
+	local sb out pid rc=0
+	sb=$(sandbox guest-run)
+	fake_cache
+	fake_qemu "$sb"
+	GR=("$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1)
+
+	out=$WORK/gr-ok
+	"${GR[@]}" -o "$out" >"$WORK/gr-ok.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ -z "$(data_disks "$out")" ] &&
+		t_ok "guest-run: a boot that ends removes its data disks" ||
+		t_fail "guest-run: a boot that ends removes its data disks" "exit $rc" \
+			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-ok.out")"
+
+	# as bench/compare stops a boot on Ctrl-C: TERM to its process group
+	out=$WORK/gr-int rc=0
+	set -m
+	FAKE_QEMU_SLEEP=60 "${GR[@]}" -o "$out" >"$WORK/gr-int.out" 2>&1 &
+	pid=$!
+	set +m
+	wait_file "$out/serial.log.started"
+	kill -TERM -- "-$pid"
+	wait $pid || rc=$?
+	[ $rc = 143 ] && [ -f "$out/disks/plan.img" ] && [ -z "$(data_disks "$out")" ] &&
+		t_ok "guest-run: an interrupted boot exits 143 and removes its data disks" ||
+		t_fail "guest-run: an interrupted boot exits 143 and removes its data disks" "exit $rc" \
+			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-int.out")"
+}
+
+# --- the guest's plan variables from the host --------------------------------
+
+test_plan_options()
+{
+	local sb rc=0 plan
+	sb=$(sandbox plan-options)
+	fake_cache
+	fake_qemu "$sb"
+	"$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1 -o "$WORK/plan-gr" \
+		-W 7 -I 50 -T 90 >"$WORK/plan-gr.out" 2>&1 || rc=$?
+	plan=$WORK/plan-gr/plan/plan
+	[ $rc = 0 ] && grep -qx BL_DISK_WAIT=7 "$plan" && grep -qx BL_MON_INTERVAL_MS=50 "$plan" &&
+	   grep -qx BL_JOB_TIMEOUT=90 "$plan" &&
+		t_ok "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" ||
+		t_fail "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" \
+			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-gr.out")"
+
+	rc=0
+	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+		--jobs smoke-randread --accel tcg --run-id plan --disk-wait 8 \
+		--mon-interval-ms 60 --job-timeout 91 >"$WORK/plan-cmp.out" 2>&1 || rc=$?
+	plan=$(ls "$sb"/results/plan/boots/*/plan/plan 2>/dev/null | head -n 1)
+	[ $rc = 0 ] && [ -n "$plan" ] && grep -qx BL_DISK_WAIT=8 "$plan" &&
+	   grep -qx BL_MON_INTERVAL_MS=60 "$plan" && grep -qx BL_JOB_TIMEOUT=91 "$plan" &&
+		t_ok "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" ||
+		t_fail "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" \
+			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-cmp.out")"
+
+	rc=0
+	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+		--jobs smoke-randread --accel tcg --run-id plan-bad --job-timeout 5m \
+		>"$WORK/plan-bad.out" 2>&1 || rc=$?
+	[ $rc != 0 ] && [ ! -e "$sb/results/plan-bad" ] &&
+	   grep -q "want a positive number, not '5m'" "$WORK/plan-bad.out" &&
+		t_ok "compare --job-timeout 5m refused before the run" ||
+		t_fail "compare --job-timeout 5m refused before the run" "exit $rc" \
+			"$(tail -n 3 "$WORK/plan-bad.out")"
+}
+
+# --- bench/compare: Ctrl-C at any point -------------------------------------
+
+# interrupt_run NAME MARKER COMPARE_ARGS...: start compare in its own
+# process group, wait for MARKER (a path under the run folder) and send
+# SIGINT to the group, as Ctrl-C does. Sets RC.
+interrupt_run()
+{
+	local name=$1 marker=$2 pid
+	shift 2
+	RC=0
+	set -m
+	"$SB/bench/compare" --run-id "$name" "$@" >"$WORK/$name.out" 2>&1 &
+	pid=$!
+	set +m
+	if ! wait_file "$SB/results/$name/$marker"; then
+		echo "# $marker never appeared" >>"$WORK/$name.out"
+		kill -TERM -- "-$pid" 2>/dev/null
+		wait $pid
+		RC="no $marker: interrupted too late"
+		return
+	fi
+	sleep 0.3
+	kill -INT -- "-$pid" 2>/dev/null
+	wait $pid || RC=$?
+}
+
+# The run folder after an interrupt: exit 130, INCOMPLETE says so,
+# meta.json too, no guest or data disk left behind.
+check_interrupted()
+{
+	local run=$SB/results/$1
+	[ "$RC" = 130 ] || { echo "exit $RC"; tail -n 5 "$WORK/$1.out"; return 1; }
+	grep -q '^interrupted at ' "$run/INCOMPLETE" ||
+		{ echo "INCOMPLETE: $(cat "$run/INCOMPLETE" 2>/dev/null)"; return 1; }
+	grep -q '"status": "interrupted"' "$run/meta.json" ||
+		{ echo "meta.json: $(grep status "$run/meta.json" 2>&1)"; return 1; }
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$run/meta.json" ||
+		return 1
+	! ls "$run"/boots/*/disks/*.img 2>/dev/null | grep -v '/plan\.img$' ||
+		{ echo "data disks left behind"; return 1; }
+	! pgrep -f "$SB/bench/" >/dev/null || { echo "processes left: $(pgrep -af "$SB/bench/")"; return 1; }
+}
+
+test_compare_interrupt()
+{
+	SB=$(sandbox compare-int)
+	fake_cache
+	fake_qemu "$SB"
+	: >"$WORK/fake-kvm"
+	local small=(--disks virtio --pressure none --reps 1 --jobs smoke-randread)
+
+	# during the KVM probe boot
+	BL_KVM_DEV=$WORK/fake-kvm FAKE_QEMU_SLEEP=30 interrupt_run int-probe \
+		accel-probe.serial.log.started --variants pre "${small[@]}" --accel auto
+	t_check "compare: Ctrl-C during the KVM probe: exit 130, meta.json and INCOMPLETE say interrupted" \
+		check_interrupted int-probe
+
+	# during the second boot: the first is kept
+	FAKE_QEMU_SLEEP=4 interrupt_run int-boot \
+		boots/002-post-virtio-none-r1/serial.log.started \
+		--variants pre,post "${small[@]}" --accel tcg
+	t_check "compare: Ctrl-C during a boot: exit 130, interrupted, first boot kept" \
+		eval 'check_interrupted int-boot &&
+			grep -q "^1	pre	virtio	none	1	ok	" "$SB/results/int-boot/boots.tsv"'
+}
+
+# --- ./run.sh compare --dry-run ---------------------------------------------
+
+# old_run SANDBOX ID AGE BOOTS_TSV_ROWS...: a finished run in results/.
+old_run()
+{
+	local run=$1/results/$2 row
+	mkdir -p "$run"
+	printf 'boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir\n' >"$run/boots.tsv"
+	for row in "${@:4}"; do printf '%s\n' "$row" | tr ' ' '\t' >>"$run/boots.tsv"; done
+	printf '{\n  "jobs": "a b c d e f",\n  "reps": 3\n}\n' >"$run/meta.json"
+	touch -d "$3" "$run/boots.tsv"
+}
+
+test_dry_run()
+{
+	local sb out rc=0
+	sb=$(sandbox dry-run)
+	rm -rf "$WORK/cache"	# (BL_CACHE is $WORK/cache here: no fakes)
+	stub "$sb/kernels/build" 'touch "$(dirname "$0")/BUILT"; exit 1'
+	stub "$sb/bench/guest-run" 'touch "$(dirname "$0")/BOOTED"; exit 1'
+	# and never apt: a dry run that reached the deps would install them
+	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
+
+	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
+	if [ $rc = 0 ] && grep -q 'no previous run' <<<"$out" &&
+	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 28m12s' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 36 ] &&
+	   grep -Eq '^  1 +pre +usb-pio +none +1$' <<<"$out" &&
+	   grep -Eq '^  36 +post +virtio +memory +3$' <<<"$out"; then
+		t_ok "compare --dry-run, no earlier run: 36 boots in order, the stated default guess"
+	else
+		t_fail "compare --dry-run, no earlier run: 36 boots in order, the stated default guess" \
+			"exit $rc" "$out"
+	fi
+
+	# the newest run with ok boots counts, per disk; failed boots do not
+	old_run "$sb" 20250101-000000 '2025-01-01' '1 pre usb-pio none 1 ok 500 boots/x'
+	old_run "$sb" 20250202-000000 '2025-02-02' '1 pre usb-pio none 1 ok 60 boots/x' \
+		'2 pre virtio none 1 ok 30 boots/x' '3 pre virtio none 1 ok 50 boots/x' \
+		'4 post virtio none 1 failed:_bound 900 boots/x'
+	old_run "$sb" 20250303-000000 '2025-03-03' '1 pre usb-pio none 1 failed:_panic 9 boots/x'
+	rc=0
+	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
+	if [ $rc = 0 ] && grep -q 'from the newest run, 20250202-000000' <<<"$out" &&
+	   grep -Eq '^  usb-pio +18 boot\(s\) x +60s$' <<<"$out" &&
+	   grep -Eq '^  virtio +18 boot\(s\) x +40s$' <<<"$out" &&
+	   grep -q 'total: about 30m00s' <<<"$out"; then
+		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (30m00s)"
+	else
+		t_fail "compare --dry-run: estimate from the newest run's ok boots, per disk" "exit $rc" "$out"
+	fi
+
+	[ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/bench/BOOTED" ] &&
+	   [ "$(ls "$sb/results")" = "$(printf '%s\n' 20250101-000000 20250202-000000 20250303-000000)" ] &&
+		t_ok "compare --dry-run builds, boots and writes nothing" ||
+		t_fail "compare --dry-run builds, boots and writes nothing" "$(ls "$sb/results" "$sb/kernels" "$sb/bench")"
+}
+
+t_plan 26
+test_run_all_exit_code
+test_harness
+test_run_all_skipped
+test_checkpatch_crash
+test_lock_bounds
+test_gen_initramfs
+test_guest_run_disks
+test_plan_options
+test_compare_interrupt
+test_dry_run
+t_summary

@@ -347,7 +347,7 @@ test_guest_run_disks()
 	wait_file "$out/serial.log.started"
 	kill -TERM -- "-$pid"
 	wait $pid || rc=$?
-	[ $rc = 143 ] && [ -f "$out/disks/plan.img" ] && [ -z "$(data_disks "$out")" ] &&
+	[ $rc = 143 ] && [ -d "$out/disks" ] && [ -z "$(data_disks "$out")" ] &&
 		t_ok "guest-run: an interrupted boot exits 143 and removes its data disks" ||
 		t_fail "guest-run: an interrupted boot exits 143 and removes its data disks" "exit $rc" \
 			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-int.out")"
@@ -372,7 +372,8 @@ test_plan_options()
 
 	rc=0
 	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
-		--jobs smoke-randread --accel tcg --run-id plan --disk-wait 8 \
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none \
+		--accel tcg --run-id plan --disk-wait 8 \
 		--mon-interval-ms 60 --job-timeout 91 >"$WORK/plan-cmp.out" 2>&1 || rc=$?
 	plan=$(ls "$sb"/results/plan/boots/*/plan/plan 2>/dev/null | head -n 1)
 	[ $rc = 0 ] && [ -n "$plan" ] && grep -qx BL_DISK_WAIT=8 "$plan" &&
@@ -383,7 +384,8 @@ test_plan_options()
 
 	rc=0
 	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
-		--jobs smoke-randread --accel tcg --run-id plan-bad --job-timeout 5m \
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none \
+		--accel tcg --run-id plan-bad --job-timeout 5m \
 		>"$WORK/plan-bad.out" 2>&1 || rc=$?
 	[ $rc != 0 ] && [ ! -e "$sb/results/plan-bad" ] &&
 	   grep -q "want a positive number, not '5m'" "$WORK/plan-bad.out" &&
@@ -441,7 +443,8 @@ test_compare_interrupt()
 	fake_cache
 	fake_qemu "$SB"
 	: >"$WORK/fake-kvm"
-	local small=(--disks virtio --pressure none --reps 1 --jobs smoke-randread)
+	local small=(--disks virtio --pressure none --reps 1 --jobs smoke-randread
+		--probe-jobs none --integrity-jobs none)
 
 	# during the KVM probe boot
 	BL_KVM_DEV=$WORK/fake-kvm FAKE_QEMU_SLEEP=30 interrupt_run int-probe \
@@ -481,15 +484,18 @@ test_dry_run()
 	# and never apt: a dry run that reached the deps would install them
 	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
 
+	# default matrix: 6 reps of ram-bounce+ram+virtio, usb-pio in the first
+	# 2 (usb-pio:2), 3 variants: 24 boots of 8 jobs per disk
 	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
 	if [ $rc = 0 ] && grep -q 'no previous run' <<<"$out" &&
-	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 28m12s' <<<"$out" &&
-	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 36 ] &&
-	   grep -Eq '^  1 +pre +usb-pio +none +1$' <<<"$out" &&
-	   grep -Eq '^  36 +post +virtio +memory +3$' <<<"$out"; then
-		t_ok "compare --dry-run, no earlier run: 36 boots in order, the stated default guess"
+	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 25m04s' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 24 ] &&
+	   grep -Eq '^  1 +pre +ram-bounce\+ram\+virtio +none +1$' <<<"$out" &&
+	   grep -Eq '^  6 +post +usb-pio +none +1$' <<<"$out" &&
+	   grep -Eq '^  24 +post +ram-bounce\+ram\+virtio +none +6$' <<<"$out"; then
+		t_ok "compare --dry-run, no earlier run: 24 boots in order, the stated default guess"
 	else
-		t_fail "compare --dry-run, no earlier run: 36 boots in order, the stated default guess" \
+		t_fail "compare --dry-run, no earlier run: 24 boots in order, the stated default guess" \
 			"exit $rc" "$out"
 	fi
 
@@ -502,10 +508,10 @@ test_dry_run()
 	rc=0
 	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
 	if [ $rc = 0 ] && grep -q 'from the newest run, 20250202-000000' <<<"$out" &&
-	   grep -Eq '^  usb-pio +18 boot\(s\) x +60s$' <<<"$out" &&
-	   grep -Eq '^  virtio +18 boot\(s\) x +40s$' <<<"$out" &&
-	   grep -q 'total: about 30m00s' <<<"$out"; then
-		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (30m00s)"
+	   grep -Eq '^  usb-pio +6 boot\(s\) x +80s$' <<<"$out" &&
+	   grep -Eq '^  ram-bounce\+ram\+virtio +18 boot\(s\) x +62s \(not in that run' <<<"$out" &&
+	   grep -q 'total: about 26m40s' <<<"$out"; then
+		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (26m40s)"
 	else
 		t_fail "compare --dry-run: estimate from the newest run's ok boots, per disk" "exit $rc" "$out"
 	fi

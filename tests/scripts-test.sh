@@ -522,7 +522,28 @@ test_dry_run()
 		t_fail "compare --dry-run builds, boots and writes nothing" "$(ls "$sb/results" "$sb/kernels" "$sb/bench")"
 }
 
-t_plan 26
+# --- one description of the lab ------------------------------------------------
+
+# Adding a disk kind must not need code changed: no code line (comments
+# and docstrings aside) outside bench/lab.conf, bench/matrix and the job
+# files names a serial, a disk or a kernel variant (tests/lab/hard-coded.py).
+test_lab_description()
+{
+	local hits rc=0
+	hits=$(/usr/bin/python3 "$BL_ROOT/tests/lab/hard-coded.py" "$BL_ROOT") || rc=$?
+	[ $rc = 0 ] &&
+		t_ok "no serial, disk or variant name in the code outside bench/lab.conf" ||
+		t_fail "no serial, disk or variant name in the code outside bench/lab.conf" "$hits"
+	printf 'serial=BLUSB0001\n' >"$WORK/hc-probe.sh"
+	rc=0
+	hits=$(sb=$(sandbox hard-coded) && cp "$WORK/hc-probe.sh" "$sb/lib/" &&
+		/usr/bin/python3 "$BL_ROOT/tests/lab/hard-coded.py" "$sb") || rc=$?
+	[ $rc = 1 ] && grep -q 'lib/hc-probe.sh:1' <<<"$hits" &&
+		t_ok "the check finds a serial written into lib/" ||
+		t_fail "the check finds a serial written into lib/" "exit $rc" "$hits"
+}
+
+t_plan 28
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -533,4 +554,5 @@ test_guest_run_disks
 test_plan_options
 test_compare_interrupt
 test_dry_run
+test_lab_description
 t_summary

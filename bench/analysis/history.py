@@ -52,6 +52,7 @@ from . import metrics as M
 from . import plots as P
 from . import rawfiles as R
 from . import report as REP
+from . import roles as ROLES
 from . import stats as S
 from . import tidy as T
 
@@ -465,12 +466,18 @@ def is_headline(metric, job):
 
 # --- plots ---------------------------------------------------------------------
 
+# The history's own variant order: the roles bench/lab.conf gives the
+# kernel variants, in roles.PAIR_ORDER (bounce, baseline, removed).
+ROLE_ORDER = [v for r in ROLES.PAIR_ORDER for v, rv in ROLES.FALLBACK_VARIANT_ROLES.items()
+              if rv == r]
+
+
 def variant_rank(label, kernel_variant):
-    """Sort key and colour of a variant label: the baseline order of
-    stats.KNOWN_ORDER (pre-fixed, pre, post), so a variant has the same
-    colour as in a run's own figures."""
-    base = label if label in S.KNOWN_ORDER else kernel_variant
-    return S.KNOWN_ORDER.index(base) if base in S.KNOWN_ORDER else len(S.KNOWN_ORDER)
+    """Sort key and colour of a variant label: its role's place in
+    roles.PAIR_ORDER, so a variant has the same colour as in a run's own
+    figures."""
+    base = label if label in ROLE_ORDER else kernel_variant
+    return ROLE_ORDER.index(base) if base in ROLE_ORDER else len(ROLE_ORDER)
 
 
 def _variant_order(df):
@@ -483,11 +490,11 @@ def _variant_order(df):
 def _colors(df):
     """variant -> line type, fixed for every figure of the history."""
     out = {}
-    extra = len(S.KNOWN_ORDER)
+    extra = len(ROLE_ORDER)
     for v in _variant_order(df):
         k = df[df["variant"] == v]["kernel_variant"].iloc[0]
         r = variant_rank(v, k)
-        if r < len(S.KNOWN_ORDER) and v in S.KNOWN_ORDER:
+        if r < len(ROLE_ORDER) and v in ROLE_ORDER:
             out[v] = r + 1
         else:
             extra += 1

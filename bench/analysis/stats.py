@@ -98,11 +98,6 @@ PAIRED_MIN = 6          # 2^(1-n) <= ALPHA: a sign-flip test can reach ALPHA
 BLOCK_RATIO = 4.0       # pair only when var(log A_i + log B_i) >= this * mean(d_i^2)
 QUANTISED = 0.5         # distinct values / values below this: quantised
 
-# Kept for the history module and old callers: the roles module decides.
-KNOWN_ORDER = ("pre-fixed", "pre", "post")
-BOUNCE_VARIANT = "pre-fixed"
-BOUNCE_DISK = "usb-pio"
-
 VERDICT_COLUMNS = ["metric", "unit", "disk", "job", "pressure", "a", "b",
                    "pair_kind", "n_a", "n_b", "median_a", "median_b", "ratio",
                    "ci_low", "ci_high", "mde_pct", "verdict", "note",

@@ -68,15 +68,22 @@ def _kernel_info(build):
 
 def _job_disk(device, boot_disk, cmdline, lab=None):
     """The disk label of a job. The guest names it as bench/lab.conf does;
-    runs from before lab.conf said "usb" and carried the usb mode in their
-    boot (usb-pio: lab knob on, usb-dma: off)."""
-    if lab and device in lab["disk"]:
+    runs from before lab.conf named the channel (usb) and carried the
+    disk's knob on their kernel command line."""
+    lab = lab or L.load()
+    if device in lab["disk"] or device not in lab["channel"]:
         return device
-    if device != "usb":
-        return device
-    if boot_disk.startswith("usb-"):
+    # an old run's job named its channel: the disk of that channel whose
+    # command-line knob the boot had, else the one without a knob
+    on_channel = {n: d["knob"] for n, d in lab["disk"].items() if d["channel"] == device}
+    if boot_disk in on_channel:
         return boot_disk
-    return "usb-pio" if "lab_pio_hcd=1" in (cmdline or "") else "usb-dma"
+    words = (cmdline or "").split()
+    for name, knob in on_channel.items():
+        if knob.startswith("cmdline:") and knob[len("cmdline:"):] in words:
+            return name
+    plain = [n for n, k in on_channel.items() if not k]
+    return plain[0] if plain else device
 
 
 def _job_name(jobdir_name, what):

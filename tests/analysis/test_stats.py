@@ -8,6 +8,7 @@ import unittest
 import numpy as np
 
 import helpers as H
+from analysis import roles  # noqa: E402
 from analysis import stats as S
 from analysis import tidy
 
@@ -218,7 +219,8 @@ class BouncePath(unittest.TestCase):
     def test_exercised_in_fixture(self):
         data = tidy.load_run(H.FIXTURE_RUN)
         v = S.verdicts(data)
-        pio = v[(v["disk"] == S.BOUNCE_DISK) & (v["a"] == S.BOUNCE_VARIANT)]
+        pio = v[v["disk"].map(lambda d: roles.is_candidate(data, d)) &
+                v["a"].map(lambda a: roles.is_bounce(data, a))]
         self.assertTrue(len(pio))
         self.assertNotIn(S.NOT_EXERCISED, set(pio["verdict"]))
 

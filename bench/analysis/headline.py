@@ -77,24 +77,40 @@ def integrity_table(run):
     return out
 
 
+def _short_job(job):
+    """integrity-direct-512-qd8 -> direct-512-qd8: the table's columns."""
+    return job[len("integrity-"):] if job.startswith("integrity-") else job
+
+
 def integrity_section(run):
-    """Markdown lines: the integrity table and which variant corrupts."""
+    """Markdown lines: bad blocks / checked per variant and disk (one
+    column per integrity job), and which variant corrupts data."""
     tab = integrity_table(run)
     if tab.empty:
         return []
-    out = ["| variant | disk | job | boots | bad blocks / checked | bounced bios |",
-           "|---|---|---|---|---|---|"]
-    for r in tab.itertuples():
-        bounces = "no tracepoint" if not np.isfinite(r.bounces) else f"{int(r.bounces)}"
-        out.append(f"| {r.variant} | {r.disk} | {r.job} | {r.boots} | "
-                   f"**{int(r.bad)}** / {int(r.checked)} | {bounces} |")
-    bad = tab[tab["bad"] > 0]
+    jobs = sorted(set(tab["job"]))
+    out = ["| variant | disk | " + " | ".join(_short_job(j) for j in jobs) +
+           " | bounced bios |",
+           "|---|---|" + "---|" * len(jobs) + "---|"]
+    for (v, d), g in tab.groupby(["variant", "disk"], sort=True):
+        cells = []
+        for j in jobs:
+            r = g[g["job"] == j]
+            cells.append("" if r.empty else
+                         f"{'**' if r['bad'].iloc[0] else ''}{int(r['bad'].iloc[0])}"
+                         f"{'**' if r['bad'].iloc[0] else ''} / {int(r['checked'].iloc[0])}")
+        b = g["bounces"]
+        bounces = "no tracepoint" if not b.notna().any() else f"{int(b.sum())}"
+        out.append(f"| {v} | {d} | " + " | ".join(cells) + f" | {bounces} |")
     out.append("")
+    out.append("Cells: bad blocks / blocks read back from the device and checked "
+               "(crc32c), summed over the run's boots.")
+    bad = tab[tab["bad"] > 0]
     if bad.empty:
         out.append(f"No variant corrupted data: 0 bad blocks in {int(tab['checked'].sum())} checked.")
     else:
         for v, g in bad.groupby("variant", sort=True):
-            where = "; ".join(f"{r.disk} {r.job}: {int(r.bad)} of {int(r.checked)}"
+            where = "; ".join(f"{r.disk} {_short_job(r.job)}: {int(r.bad)} of {int(r.checked)}"
                               for r in g.itertuples())
             out.append(f"**{v} corrupts data**: bad blocks read back ({where}).")
         clean = sorted(set(tab["variant"]) - set(bad["variant"]))
@@ -122,32 +138,39 @@ def _probe_overhead(run, variant, disk):
     return float((m["value_p"] / m["value_u"]).median()) if len(m) else np.nan
 
 
-def _verdict_line(verdicts, metric, disk, job, a, b):
+def _verdict_cell(verdicts, metric, disk, job, a, b):
+    """"0.81 ±1.2% slower" for the table, or why there is no figure."""
     if verdicts is None or verdicts.empty:
-        return None
+        return ""
     v = verdicts[(verdicts["metric"] == metric) & (verdicts["disk"] == disk) &
                  (verdicts["job"] == job) & (verdicts["a"] == a) & (verdicts["b"] == b)]
     if v.empty:
-        return None
+        return ""
     r = v.iloc[0]
     if not np.isfinite(r["ratio"]):
-        return f"{b}/{a}: {r['verdict']}"
-    ci = (f", 95% CI {_fmt(r['ci_low'])}–{_fmt(r['ci_high'])}"
-          if np.isfinite(r["ci_low"]) else "")
-    half = ""
+        return str(r["verdict"])
+    text = _fmt(r["ratio"])
     if np.isfinite(r["ci_low"]) and np.isfinite(r["ci_high"]) and r["ratio"] > 0:
-        half = f", ±{_fmt(100 * (r['ci_high'] - r['ci_low']) / 2 / r['ratio'], 2)}%"
-    return f"{b}/{a} = {_fmt(r['ratio'])}{ci}{half}: {r['verdict']}"
+        text += f" ±{_fmt(100 * (r['ci_high'] - r['ci_low']) / 2 / r['ratio'], 2)}%"
+    verdict = str(r["verdict"])
+    if verdict.startswith("no significant"):
+        mde = r.get("mde_pct", np.nan)
+        verdict = ("below the noise" +
+                   (f" (could detect ±{_fmt(mde, 2)}%)" if np.isfinite(mde) else ""))
+    return f"{text} {verdict}"
 
 
 def cost_section(run, verdicts):
     """Markdown lines: bounced bytes, cost per bounced bio beside a plain
-    memcpy, CPU per GiB, lowmem held, and the usb case's noise bound."""
+    memcpy, the probes' own cost, lowmem held, then a table of the bounce
+    variant against the others (IOPS and CPU per GiB) on each bounce
+    candidate and on its within-boot ratio to its control."""
     out = []
     bouncers = _labels(run, "bounce")
     others = _labels(run, "removed") + _labels(run, "baseline")
     droles = disk_roles(run)
-    candidates = [d for d in dict.fromkeys(run.tidy["disk"]) if droles.get(d) == "bounce-candidate"]
+    disks = list(dict.fromkeys(run.tidy["disk"]))
+    candidates = [d for d in disks if droles.get(d) == "bounce-candidate"]
     jobs = run.jobs
     for disk in candidates:
         for v in bouncers:
@@ -155,50 +178,49 @@ def cost_section(run, verdicts):
             bb = bb[~bb["job"].str.endswith("+probe")]
             if bb.empty or not (bb["value"] > 0).any():
                 continue
-            per_job = ", ".join(f"{j} {_fmt(100 * g['value'].median() / (1 << 30))}%"
-                                for j, g in bb.groupby("job", sort=True))
-            out.append(f"- **{v} on {disk}: bytes bounced per byte the block layer "
-                       f"moved**: {per_job}.")
+            share = ", ".join(f"{j} {_fmt(100 * g['value'].median() / (1 << 30))}%"
+                              for j, g in bb.groupby("job", sort=True))
+            out.append(f"- **{v} on {disk}**: bytes bounced per byte moved: {share}.")
             for job in sorted(set(_values(run, "bounce_submit_us_p50", [v], disk)["job"])):
-                sub = _median(_values(run, "bounce_submit_us_p50", [v], disk, job))
-                sub99 = _median(_values(run, "bounce_submit_us_p99", [v], disk, job))
-                end = _median(_values(run, "bounce_endio_us_p50", [v], disk, job))
-                end99 = _median(_values(run, "bounce_endio_us_p99", [v], disk, job))
-                per_gib = _median(_values(run, "bounce_us_per_gib", [v], disk, job))
                 j = jobs[(jobs["variant"] == v) & (jobs["disk"] == disk) & (jobs["job"] == job)]
                 memcpy = float(j["memcpy_4k_us"].median()) if "memcpy_4k_us" in j else np.nan
-                out.append(f"- **{v} on {disk}, {job}: a bounced bio costs "
-                           f"{_fmt(sub)} µs at submit (p99 {_fmt(sub99)}) and "
-                           f"{_fmt(end)} µs at completion (p99 {_fmt(end99)})**, "
-                           f"{_fmt(per_gib / 1e6)} s per GiB moved; a plain 4 KiB "
-                           f"memcpy costs {_fmt(memcpy)} µs in the same boots.")
+
+                def med(metric):
+                    return _fmt(_median(_values(run, metric, [v], disk, job)))
+                per_gib = _median(_values(run, "bounce_us_per_gib", [v], disk, job))
+                out.append(
+                    f"  - {job}: **a bounced bio costs {med('bounce_submit_us_p50')} µs at "
+                    f"submit (p99 {med('bounce_submit_us_p99')}) and "
+                    f"{med('bounce_endio_us_p50')} µs at completion (p99 "
+                    f"{med('bounce_endio_us_p99')})**, {_fmt(per_gib / 1e6)} s per GiB; "
+                    f"a plain 4 KiB memcpy: {_fmt(memcpy)} µs in the same boots.")
             over = [(w, _probe_overhead(run, w, disk)) for w in bouncers + others]
             over = [f"{w} {_fmt(100 * (1 - x), 2)}%" for w, x in over if np.isfinite(x)]
             if over:
-                out.append(f"- Probe overhead on {disk} (IOPS lost with the probes on, "
-                           f"same boot): {', '.join(over)}.")
-            for w in others:
-                for job in _performance_jobs(run, _values(run, "cpu_s_per_gib", [v, w], disk)):
-                    for metric in ("cpu_s_per_gib", "read_iops", "write_iops"):
-                        line = _verdict_line(verdicts, metric, disk, job, v, w)
-                        if line:
-                            out.append(f"- {disk}, {job}, {metric}: {line}.")
+                out.append(f"  - the probes' own cost (IOPS lost with them on, same "
+                           f"boot, median): {', '.join(over)}.")
             peak = _median(_values(run, "bounce_pages_peak", [v], disk))
             mean = _median(_values(run, "bounce_pages_mean", [v], disk))
             if np.isfinite(peak):
-                out.append(f"- **Lowmem held by bounce pages** ({v}, {disk}): peak "
-                           f"{_fmt(peak)} pages, mean {_fmt(mean)} (median over jobs; "
-                           f"Bounce: sampled every "
-                           f"{_interval(run)} ms).")
-    ratio_disks = [d for d in dict.fromkeys(run.tidy["disk"]) if "/" in str(d)]
-    for rd in ratio_disks:
-        for v in bouncers:
-            for w in others:
-                for metric in ("read_iops", "write_iops", "cpu_s_per_gib"):
-                    for job in _performance_jobs(run, _values(run, metric, [v, w], rd)):
-                        line = _verdict_line(verdicts, metric, rd, job, v, w)
-                        if line:
-                            out.append(f"- within-boot {rd}, {job}, {metric}: {line}.")
+                out.append(f"  - lowmem held by bounce pages: peak {_fmt(peak)}, mean "
+                           f"{_fmt(mean)} pages (Bounce: every {_interval(run)} ms).")
+    rows = []
+    cells = [d for d in disks if "/" in str(d)] + candidates
+    pairs = [(v, w) for v in bouncers for w in others]
+    for disk in cells:
+        for metric in ("read_iops", "write_iops", "cpu_s_per_gib"):
+            for job in _performance_jobs(run, _values(run, metric, None, disk)):
+                got = [_verdict_cell(verdicts, metric, disk, job, v, w) for v, w in pairs]
+                if any(got):
+                    rows.append(f"| {disk} | {job} | {metric} | " + " | ".join(got) + " |")
+    if rows:
+        out += ["", "| disk | job | metric | " +
+                " | ".join(f"{w} / {v}" for v, w in pairs) + " |",
+                "|---|---|---|" + "---|" * len(pairs)] + rows
+        out.append("")
+        out.append("Ratios with their 95 % CI half-width; A/B is the within-boot ratio "
+                   "of a bounce candidate to its control (TCG's boot-to-boot speed "
+                   "cancels in it).")
     return out
 
 

@@ -427,7 +427,7 @@ def changes(df, n_boot=S.N_BOOT):
         out = _adjust(out)
     # A change every variant of the cell shows alike, in the same run:
     # more likely the host or the setup than a kernel.
-    sig = out[out["significant"]]
+    sig = out[out["significant"].astype(bool)]
     for (run_b, metric, disk, job, pressure), g in sig.groupby(
             ["run_b", "metric", "disk", "job", "pressure"]):
         present = out[(out["run_b"] == run_b) & (out["metric"] == metric) &
@@ -629,6 +629,35 @@ def _change_row(r):
             ratio, r["verdict"], r["note"]]
 
 
+def integrity_lines(df):
+    """## Data integrity: bad blocks / checked per run, variant, disk and
+    integrity job (summed over the run's repetitions); [] without any."""
+    sel = df[df["metric"].isin(["integrity_bad_blocks", "integrity_checked_blocks"])]
+    if sel.empty:
+        return []
+    sums = sel.assign(total=sel["values"].map(lambda v: float(values(v).sum())))
+    wide = sums.pivot_table(index=["started", "run_id", "kernel_source_version",
+                                   "variant", "disk", "job"],
+                            columns="metric", values="total", aggfunc="sum").reset_index()
+    rows = []
+    for r in wide.itertuples(index=False):
+        bad = getattr(r, "integrity_bad_blocks", np.nan)
+        checked = getattr(r, "integrity_checked_blocks", np.nan)
+        rows.append([r.run_id, r.kernel_source_version, r.variant, r.disk, r.job,
+                     f"{'**' if bad else ''}{bad:.0f}{'**' if bad else ''} / {checked:.0f}"])
+    corrupt = sorted({(r[0], r[2]) for r, b in zip(rows, wide.get("integrity_bad_blocks", []))
+                      if b and b > 0})
+    out = ["## Data integrity", "",
+           "Bad blocks / blocks read back and checked, per integrity job.", "",
+           REP._table(["run", "kernel source", "variant", "disk", "job", "bad / checked"], rows),
+           ""]
+    if corrupt:
+        out += ["Corrupted data: " + "; ".join(f"{v} in {run}" for run, v in corrupt) + ".", ""]
+    else:
+        out += ["No run corrupted data.", ""]
+    return out
+
+
 def write_report(df, ch, figures, errors, path):
     """history.md: the runs, the kernel versions, the significant changes
     and the figures (only those whose files exist)."""
@@ -655,6 +684,7 @@ def write_report(df, ch, figures, errors, path):
                 REP._table(["version", "first run", "last run", "runs"],
                            [[v["version"], v["first"], v["last"], v["runs"]]
                             for v in versions_table(runs)]), ""]
+    out += integrity_lines(df)
     out += ["## Significant changes", "",
             "Each run against the previous run (by date) of the same variant, disk, "
             "job, pressure and metric: ratio of medians (later/earlier) with a 95 % "

@@ -120,3 +120,22 @@ class IntegrityReport(unittest.TestCase):
         text = "\n".join(self.run_with([("pre", 0, 0), ("post", 0, 0)]))
         self.assertIn("No variant corrupted data", text)
         self.assertNotIn("corrupts data", text)
+
+
+class HistoryIntegrity(unittest.TestCase):
+    def test_table_and_sentence(self):
+        import pandas as pd
+        from analysis import history as Hs
+        rows = []
+        for v, bad in (("pre", "0;0"), ("pre-fixed", "1792;1790")):
+            for metric, vals in (("integrity_bad_blocks", bad),
+                                 ("integrity_checked_blocks", "2048;2048")):
+                rows.append(dict(started="2026-12-03T00:00:00Z", run_id="r1",
+                                 kernel_source_version="6.12.118", variant=v,
+                                 disk="ram-bounce", job="integrity-direct-512-qd8",
+                                 metric=metric, values=vals))
+        text = "\n".join(Hs.integrity_lines(pd.DataFrame(rows)))
+        self.assertIn("**3582** / 4096", text)
+        self.assertIn("| 0 / 4096 |", text)
+        self.assertIn("Corrupted data: pre-fixed in r1.", text)
+        self.assertEqual(Hs.integrity_lines(pd.DataFrame(rows[:0], columns=list(rows[0]))), [])

@@ -223,9 +223,6 @@ def first_screen(run, verdicts, figures, run_dir):
     out += ["## Data integrity", ""]
     out += integrity_section(run) or ["No integrity data in this run."]
     out.append("")
-    cost = H.cost_section(run, verdicts)
-    if cost:
-        out += ["## What a bounce costs", ""] + cost + [""]
     heads = headline_rows(verdicts)
     sig = [r for r in heads if r["verdict"] in S.SIGNIFICANT]
     out += ["## Primary verdicts", "",
@@ -403,6 +400,10 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
         f.write(verdict_tables(verdicts))
     parts = [f"# bouncelab run {run.run_id}", ""]
     parts += first_screen(run, verdicts, figures, run_dir)
+    # right below the first screen: the figures behind the question
+    cost = H.cost_section(run, verdicts)
+    if cost:
+        parts += ["## What a bounce costs", ""] + cost + [""]
     parts += ["## Run", "", _run_section(run), ""]
     warnings = list(run.warnings) + list(extra_warnings)
     if warnings:

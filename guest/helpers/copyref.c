@@ -51,26 +51,14 @@ static struct size_run runs[] = {
 /* Read once per batch: keeps gcc from inlining a constant-size memcpy. */
 static volatile size_t copy_len;
 
-static void usage(void)
+const char *prog_name = "copyref";
+
+void usage(void)
 {
 	fprintf(stderr,
 		"usage: copyref [-n BATCHES]\n"
 		"  -n  timed batches of each size (1..%d, default 200)\n",
 		MAX_BATCHES);
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "copyref: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	usage();
-	exit(2);
 }
 
 static unsigned char *get_buf(unsigned char fill)
@@ -140,18 +128,11 @@ int main(int argc, char **argv)
 			if (parse_ulong(optarg, 1, MAX_BATCHES, &nbatch))
 				die_usage("invalid batch count '%s'", optarg);
 			break;
-		case 'h':
-			usage();
-			return 0;
-		case ':':
-			die_usage("option -%c needs an argument", optopt);
-			break;
 		default:
-			die_usage("unknown option -%c", optopt);
+			common_option(opt);
 		}
 	}
-	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+	no_more_args(argc, argv);
 
 	/* two mappings, so the copies never share a page */
 	a = get_buf(0x5a);

@@ -86,7 +86,9 @@ struct source {
 static struct source srcs[NR_SRC];
 static char cells[NR_COLS][CELL_SIZE];
 
-static void usage(void)
+const char *prog_name = "labmon";
+
+void usage(void)
 {
 	fprintf(stderr,
 		"usage: labmon -i INTERVAL_MS -o OUT.csv [-r ROOT] [-b HIST_FILE] [-n MAX_SAMPLES]\n"
@@ -95,20 +97,6 @@ static void usage(void)
 		"  -r  prefix for /proc paths (default /)\n"
 		"  -b  tracing hist file of block:block_bio_bounce (not prefixed)\n"
 		"  -n  stop after this many samples (default: until SIGTERM/SIGINT)\n");
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "labmon: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	usage();
-	exit(2);
 }
 
 static unsigned long parse_num(const char *s, const char *what,
@@ -354,18 +342,11 @@ int main(int argc, char **argv)
 		case 'n':
 			max = parse_num(optarg, "sample count", 1000000000);
 			break;
-		case 'h':
-			usage();
-			return 0;
-		case ':':
-			die_usage("option -%c needs an argument", optopt);
-			break;
 		default:
-			die_usage("unknown option -%c", optopt);
+			common_option(opt);
 		}
 	}
-	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+	no_more_args(argc, argv);
 	if (!interval)
 		die_usage("-i INTERVAL_MS is required");
 	if (!out || !*out)

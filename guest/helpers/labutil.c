@@ -4,8 +4,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "labutil.h"
 
@@ -74,4 +77,34 @@ int wait_until(const sigset_t *set, int64_t deadline)
 		if (errno != EINTR && now_ns() >= deadline)
 			return 0;
 	}
+}
+
+void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", prog_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	usage();
+	exit(2);
+}
+
+void common_option(int opt)
+{
+	if (opt == 'h') {
+		usage();
+		exit(0);
+	}
+	if (opt == ':')
+		die_usage("option -%c needs an argument", optopt);
+	die_usage("unknown option -%c", optopt);
+}
+
+void no_more_args(int argc, char **argv)
+{
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pieces labmon and memhog share: a monotonic clock, number parsing, and
- * stop signals (SIGTERM, SIGINT) that are only taken at chosen points.
+ * Pieces the helpers share: a monotonic clock, number parsing, stop
+ * signals (SIGTERM, SIGINT) that are only taken at chosen points, and the
+ * usage error.
  */
 #ifndef LABUTIL_H
 #define LABUTIL_H
@@ -23,5 +24,18 @@ void setup_signals(sigset_t *set);
 
 /* Sleep until @deadline (now_ns() time); 1 if a stop signal came. */
 int wait_until(const sigset_t *set, int64_t deadline);
+
+/*
+ * Each program defines its name and its usage text; die_usage() prints
+ * "NAME: message", the usage text, and exits 2.
+ */
+extern const char *prog_name;
+void usage(void);
+void __attribute__((noreturn, format(printf, 1, 2))) die_usage(const char *fmt, ...);
+
+/* The getopt cases every helper shares: -h, a missing argument, an unknown
+ * option (getopt's string starts with ':'); and no operands after them. */
+void __attribute__((noreturn)) common_option(int opt);
+void no_more_args(int argc, char **argv);
 
 #endif

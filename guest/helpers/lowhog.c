@@ -84,7 +84,9 @@ static const char *meminfo_path = "/proc/meminfo";
 static pid_t *kids;
 static unsigned int nr_kids;
 
-static void usage(void)
+const char *prog_name = "lowhog";
+
+void usage(void)
 {
 	fprintf(stderr,
 		"usage: lowhog -l TARGET_MIB [-t TOL_MIB] [-T SECONDS] [-m MEMINFO] [-n]\n"
@@ -94,20 +96,6 @@ static void usage(void)
 		"  -m  meminfo file to read (default /proc/meminfo)\n"
 		"  -n  dry run: print the plan and exit\n"
 		"Holds until SIGTERM/SIGINT once it has printed its 'holding' line.\n");
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "lowhog: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	usage();
-	exit(2);
 }
 
 static void kill_kids(void)
@@ -372,18 +360,11 @@ int main(int argc, char **argv)
 		case 'n':
 			dry = 1;
 			break;
-		case 'h':
-			usage();
-			return 0;
-		case ':':
-			die_usage("option -%c needs an argument", optopt);
-			break;
 		default:
-			die_usage("unknown option -%c", optopt);
+			common_option(opt);
 		}
 	}
-	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+	no_more_args(argc, argv);
 	if (!have_target)
 		die_usage("-l TARGET_MIB is required");
 

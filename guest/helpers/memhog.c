@@ -37,7 +37,9 @@ struct hog {
 
 static char chunk[CHUNK];
 
-static void usage(void)
+const char *prog_name = "memhog";
+
+void usage(void)
 {
 	fprintf(stderr,
 		"usage: memhog -m MIB [-t SECONDS] [-p PERIOD_MS] [-f FILE -c MIB]\n"
@@ -47,20 +49,6 @@ static void usage(void)
 		"      hold only, so memhog uses no CPU while a benchmark runs)\n"
 		"  -f  also write -c MiB to FILE and re-read it every period;\n"
 		"      FILE is removed on a clean exit\n");
-}
-
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "memhog: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	usage();
-	exit(2);
 }
 
 static unsigned long parse_num(const char *s, const char *what,
@@ -160,18 +148,11 @@ int main(int argc, char **argv)
 		case 'c':
 			cache_mib = parse_num(optarg, "cache size", 1, SIZE_MAX / MIB);
 			break;
-		case 'h':
-			usage();
-			return 0;
-		case ':':
-			die_usage("option -%c needs an argument", optopt);
-			break;
 		default:
-			die_usage("unknown option -%c", optopt);
+			common_option(opt);
 		}
 	}
-	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+	no_more_args(argc, argv);
 	if (!mib)
 		die_usage("-m MIB is required");
 	if (!h.file != !cache_mib)

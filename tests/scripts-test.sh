@@ -461,6 +461,34 @@ test_compare_interrupt()
 			grep -q "^1	pre	virtio	none	1	ok	" "$SB/results/int-boot/boots.tsv"'
 }
 
+# --- bench/compare --until-ci -------------------------------------------------
+
+# A fake bench/analyze whose --ci-check says "too wide" once, then "narrow
+# enough": compare adds exactly one round of boots, numbered on.
+test_until_ci()
+{
+	local sb rc=0 run
+	sb=$(sandbox until-ci)
+	fake_cache
+	fake_qemu "$sb"
+	stub "$sb/bench/analyze" <<-'EOF'
+	[ "$1" = --ci-check ] || exit 0
+	f=$3/.checks
+	echo x >>"$f"
+	[ "$(wc -l <"$f")" -ge 2 ] && { echo "ci-check: narrow enough"; exit 0; }
+	echo "ci-check: too wide: 0 of 4 primary rows"; exit 1
+	EOF
+	"$sb/bench/compare" --variants pre,post --disks virtio --pressure none --reps 1 \
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none --accel tcg \
+		--run-id until --until-ci 3 >"$WORK/until.out" 2>&1 || rc=$?
+	run=$sb/results/until
+	[ $rc = 0 ] && [ "$(awk -F'\t' 'NR > 1 { print $1 ":" $2 ":" $5 }' "$run/boots.tsv" | tr '\n' ' ')" = \
+		"1:pre:1 2:post:1 3:pre:2 4:post:2 " ] && grep -q '"reps": 2' "$run/meta.json" &&
+		t_ok "compare --until-ci: one more interleaved round while the CIs are too wide" ||
+		t_fail "compare --until-ci: one more interleaved round while the CIs are too wide" \
+			"exit $rc" "$(cat "$run/boots.tsv" 2>/dev/null)" "$(tail -n 4 "$WORK/until.out")"
+}
+
 # --- ./run.sh compare --dry-run ---------------------------------------------
 
 # old_run SANDBOX ID AGE BOOTS_TSV_ROWS...: a finished run in results/.
@@ -543,7 +571,7 @@ test_lab_description()
 		t_fail "the check finds a serial written into lib/" "exit $rc" "$hits"
 }
 
-t_plan 28
+t_plan 29
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -554,5 +582,6 @@ test_guest_run_disks
 test_plan_options
 test_compare_interrupt
 test_dry_run
+test_until_ci
 test_lab_description
 t_summary

@@ -81,8 +81,10 @@ test_refusals()
 
 	# A stack whose second patch no longer applies: the lab patch twice.
 	mkdir -p "$patches/broken"
-	cp "$BL_PATCHES_DIR"/lab/*.patch "$patches/broken/0001-lab.patch"
-	cp "$BL_PATCHES_DIR"/lab/*.patch "$patches/broken/0002-lab-again.patch"
+	local first
+	first=$(ls "$BL_PATCHES_DIR"/lab/*.patch | head -n 1)
+	cp "$first" "$patches/broken/0001-lab.patch"
+	cp "$first" "$patches/broken/0002-lab-again.patch"
 	printf 'bl-test-broken broken\n' >"$WORK/variants"
 	expect_refusal "patch that does not apply is named" \
 		"patch does not apply: .*0002-lab-again.patch" \

@@ -67,7 +67,8 @@ test_apply()
 	for s in $(ls "$BL_PATCHES_DIR"); do
 		[ -d "$BL_PATCHES_DIR/$s" ] || continue
 		mapfile -t patches < <(bl_stack_patches "$s")
-		pre=$(stack_prerequisites "$s")
+		pre=$(stack_prerequisites "$s" | tr '\n' ' ')
+		pre=${pre% }
 		mapfile -t before < <(for p in $pre; do bl_stack_patches "$p"; done)
 		t_check "stack $s (${#patches[@]} patches) applies in order to the pristine tree${pre:+ after $pre}" \
 			apply_in_order "${before[@]}" "${patches[@]}"

@@ -241,7 +241,7 @@ t_lh_stall()
 	[ $((SECONDS - t0)) -le 5 ] || { echo "took $((SECONDS - t0)) s"; return 1; }
 	grep -q 'page tables are not in lowmem' "$TMP/lh.err" ||
 		{ echo "stderr: $(cat "$TMP/lh.err")"; return 1; }
-	n=$(sed -n 's/.*(\([0-9]*\) in all).*/\1/p' "$TMP/lh.err")
+	n=$(sed -n 's/.* over \([0-9]*\) children:.*/\1/p' "$TMP/lh.err")
 	[ -n "$n" ] && [ "$n" -le 10 ] || { echo "gave up after '$n' children"; return 1; }
 	no_lowhog_left
 }

@@ -99,16 +99,6 @@ void usage(void)
 		"  -n  stop after this many samples (default: until SIGTERM/SIGINT)\n");
 }
 
-static unsigned long parse_num(const char *s, const char *what,
-			       unsigned long max)
-{
-	unsigned long v;
-
-	if (parse_ulong(s, 1, max, &v))
-		die_usage("invalid %s '%s'", what, s);
-	return v;
-}
-
 /*
  * Slurp a file.  read() loops: seq_file hands out at most one buffer
  * page per call, and /proc/vmstat on a HIGHMEM kernel is close to 4 KiB.
@@ -328,7 +318,7 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, ":i:o:r:b:n:h")) != -1) {
 		switch (opt) {
 		case 'i':
-			interval = parse_num(optarg, "interval", 86400000);
+			interval = parse_num(optarg, "interval", 1, 86400000);
 			break;
 		case 'o':
 			out = optarg;
@@ -340,7 +330,7 @@ int main(int argc, char **argv)
 			hist = optarg;
 			break;
 		case 'n':
-			max = parse_num(optarg, "sample count", 1000000000);
+			max = parse_num(optarg, "sample count", 1, 1000000000);
 			break;
 		default:
 			common_option(opt);

@@ -108,3 +108,13 @@ void no_more_args(int argc, char **argv)
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
 }
+
+unsigned long parse_num(const char *s, const char *what,
+			unsigned long min, unsigned long max)
+{
+	unsigned long v;
+
+	if (parse_ulong(s, min, max, &v))
+		die_usage("invalid %s '%s'", what, s);
+	return v;
+}

@@ -33,6 +33,10 @@ extern const char *prog_name;
 void usage(void);
 void __attribute__((noreturn, format(printf, 1, 2))) die_usage(const char *fmt, ...);
 
+/* parse_ulong(), or die_usage() naming @what. */
+unsigned long parse_num(const char *s, const char *what,
+			unsigned long min, unsigned long max);
+
 /* The getopt cases every helper shares: -h, a missing argument, an unknown
  * option (getopt's string starts with ':'); and no operands after them. */
 void __attribute__((noreturn)) common_option(int opt);

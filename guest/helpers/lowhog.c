@@ -126,16 +126,6 @@ die(const char *fmt, ...)
 	exit(1);
 }
 
-static unsigned long parse_num(const char *s, const char *what,
-			       unsigned long min, unsigned long max)
-{
-	unsigned long v;
-
-	if (parse_ulong(s, min, max, &v))
-		die_usage("invalid %s '%s'", what, s);
-	return v;
-}
-
 /* "KEY:   N kB" at the start of a line; whole-name match only. */
 static int find_kb(const char *buf, const char *key, unsigned long *v)
 {

@@ -51,16 +51,6 @@ void usage(void)
 		"      FILE is removed on a clean exit\n");
 }
 
-static unsigned long parse_num(const char *s, const char *what,
-			       unsigned long min, unsigned long max)
-{
-	unsigned long v;
-
-	if (parse_ulong(s, min, max, &v))
-		die_usage("invalid %s '%s'", what, s);
-	return v;
-}
-
 /* A new value each round, so every pass is a real store to every page. */
 static void touch_mem(struct hog *h, unsigned char val)
 {

@@ -3,13 +3,13 @@
 
 Every figure here is a median over the run's boots of a per-job value in
 summary.csv; nothing is printed for a quantity the run did not measure.
-Roles (which variant bounces, which disk is the bounce candidate and which
-its control) come from meta.json, else from bench/lab.conf.
+Roles (which variant bounces, which disk is the bounce candidate) are
+roles.py's answers.
 """
 import numpy as np
 import pandas as pd
 
-from . import labconf as L
+from . import roles as R
 
 MIB = 1 << 20
 
@@ -20,26 +20,10 @@ def _fmt(x, digits=3):
     return f"{x:.{digits}g}"
 
 
-def variant_roles(run):
-    """{label: role} for the run's labels (meta.json, else lab.conf)."""
-    roles = dict((run.meta or {}).get("roles") or {})
-    lab = L.load(run.path)
-    for label in dict.fromkeys(run.boots["variant"]):
-        if label not in roles:
-            base = label.split(".")[0]
-            roles[label] = lab["role"].get(base, {}).get("role", "")
-    return roles
-
-
-def disk_roles(run):
-    roles = dict((run.meta or {}).get("disk_roles") or {})
-    for name, d in L.load(run.path)["disk"].items():
-        roles.setdefault(name, d["role"])
-    return roles
-
-
 def _labels(run, role):
-    return [l for l, r in variant_roles(run).items() if r == role]
+    """The run's labels whose variant has ROLE (roles.py decides)."""
+    return [l for l in dict.fromkeys(run.boots["variant"])
+            if R.variant_role(run, l) == role]
 
 
 def _values(run, metric, variants=None, disk=None, job=None):
@@ -168,9 +152,8 @@ def cost_section(run, verdicts):
     out = []
     bouncers = _labels(run, "bounce")
     others = _labels(run, "removed") + _labels(run, "baseline")
-    droles = disk_roles(run)
     disks = list(dict.fromkeys(run.tidy["disk"]))
-    candidates = [d for d in disks if droles.get(d) == "bounce-candidate"]
+    candidates = [d for d in disks if "/" not in str(d) and R.is_candidate(run, d)]
     jobs = run.jobs
     for disk in candidates:
         for v in bouncers:
@@ -228,8 +211,7 @@ def _performance_jobs(run, rows):
     """The unprobed performance jobs among rows: what the verdict lines
     are about (integrity jobs measure data, probed twins the probes)."""
     j = run.jobs
-    integrity = set(j[j.get("job_class", pd.Series(dtype=str)) == "integrity"]["job"]) \
-        if "job_class" in j else set()
+    integrity = set(j.loc[j["job_class"] == "integrity", "job"]) if "job_class" in j else set()
     return sorted(x for x in set(rows["job"])
                   if not x.endswith("+probe") and x not in integrity)
 

@@ -27,7 +27,9 @@ new Debian linux-source-6.12 gives new rows with a new version in the
 same table; runs are ordered by run date (meta.json "started"; else a
 YYYYMMDD-HHMMSS run_id; else the time boots.tsv was written). A
 history.csv written before source_package, source_suite and role existed
-loads with them filled in (fill_missing).
+loads with them filled in (fill_missing). versions.py puts the kernel
+versions on the x axis (versions-*.png, "Across kernel versions" in
+history.md).
 
 Significance of a change between two runs: for each variant label, disk,
 job, pressure and metric, each run is compared with the previous run (by
@@ -651,10 +653,11 @@ def figure_data(cell, ch, colors):
 
 
 def make_plots(df, ch, outdir, gp_dir=P.GP_DIR):
-    """One figure per headline metric, job, disk and pressure; returns the
-    Plotter (figures, errors)."""
+    """One figure per headline metric, job, disk and pressure, then the
+    figures across kernel versions (versions.py; only with two or more
+    source versions); returns the Plotter (figures, errors)."""
     os.makedirs(outdir, exist_ok=True)
-    p = P.Plotter(outdir, gp_dir, sizes={"history": HISTORY_SIZE})
+    p = P.Plotter(outdir, gp_dir, sizes={"history": HISTORY_SIZE, V.SCRIPT: V.SIZE})
     if df.empty:
         return p
     colors = _colors(df)
@@ -669,6 +672,7 @@ def make_plots(df, ch, outdir, gp_dir=P.GP_DIR):
             p.render("history", figure_name(metric, job, disk, pressure), data, params,
                      f"{M.label(metric)}: {job}, {disk}, pressure {pressure}",
                      M.label(metric), width=figure_width(nruns))
+    V.make_plots(df, _run_order(df), p)
     return p
 
 
@@ -767,9 +771,19 @@ def integrity_lines(df):
     return out
 
 
+def _figure_link(f, base):
+    rel = os.path.relpath(f["png"], base)
+    svg = os.path.relpath(f["svg"], base) if f.get("svg") else None
+    return f"![{f['caption']}]({rel})" + (f" ([SVG]({svg}))" if svg else "")
+
+
 def write_report(df, ch, figures, errors, path):
-    """history.md: the runs, the kernel versions, the significant changes
-    and the figures (only those whose files exist)."""
+    """history.md: the runs, the kernel versions, the significant changes,
+    the history across kernel versions and the figures (only those whose
+    files exist; figures of kind "versions" go in their own section)."""
+    base = os.path.dirname(os.path.abspath(path))
+    vfigs = [f for f in figures if f["kind"] == V.SCRIPT]
+    figures = [f for f in figures if f["kind"] != V.SCRIPT]
     runs = runs_table(df)
     out = ["# bouncelab history", ""]
     out.append(f"{len(runs)} run(s) in `{HISTORY_FILE}`; written "
@@ -825,21 +839,17 @@ def write_report(df, ch, figures, errors, path):
         out += ["", f"{untested} pair(s) of consecutive runs had fewer than "
                 f"{S.MIN_REPS} repetitions on a side: not tested."]
     out.append("")
+    out += V.report_lines(df, _run_order(df), vfigs, lambda f: _figure_link(f, base))
     if figures:
         out += ["## Figures", "",
                 "Median per run (x: runs in order of run date, labelled with date "
                 "and kernel source version), variants overlaid, error bars: the "
                 "run's 95 % bootstrap CI of the median; circled points changed "
                 "significantly from the previous run of their variant.", ""]
-        base = os.path.dirname(os.path.abspath(path))
         for group in dict.fromkeys(f["group"] for f in figures):
             out += [f"### {group}", ""]
             for f in (f for f in figures if f["group"] == group):
-                rel = os.path.relpath(f["png"], base)
-                svg = os.path.relpath(f["svg"], base) if f.get("svg") else None
-                out.append(f"![{f['caption']}]({rel})" +
-                           (f" ([SVG]({svg}))" if svg else ""))
-                out.append("")
+                out += [_figure_link(f, base), ""]
     if errors:
         out += ["## Plot errors", ""] + [f"- {e}" for e in errors] + [""]
     with open(path, "w", encoding="utf-8") as fh:
@@ -857,7 +867,8 @@ def plot(history_dir, n_boot=S.N_BOOT, gp_dir=P.GP_DIR):
     # the history (a rebuild) must not linger
     if os.path.isdir(pdir):
         for name in os.listdir(pdir):
-            if name.startswith("history-") and name.endswith((".png", ".svg")):
+            if (name.startswith(("history-", V.PREFIX + "-")) and
+                    name.endswith((".png", ".svg"))):
                 os.remove(os.path.join(pdir, name))
     p = make_plots(df, ch, pdir, gp_dir)
     write_report(df, ch, p.figures, p.errors, os.path.join(history_dir, REPORT_FILE))

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Kernel versions in the history (analysis/versions.py, analysis/history.py):
-Debian version order, the markers, the per-label kernel of a run that
-boots four bases (build-info.json of fixtures/versions), and history.csv
-files written before the per-label kernel columns
-(fixtures/versions/history-old.csv: real rows, written by bench/history
-before the base axis)."""
+"""The history across kernel versions (analysis/versions.py, bench/history
+plot): Debian version order, the markers, the version figures' data files,
+"not measured" never turning into 0, and history.csv files written before
+the per-label kernel columns.
+
+Two kinds of input: history rows for four bases made from the real rows
+of fixtures/versions/history-old.csv (6.12.118, written by bench/history
+before the base axis; each variant's rows copied to the labels of the
+other bases, with the run dates out of version order), and a run folder
+that boots all four bases (build-info.json of fixtures/versions)."""
 import json
 import os
 import shutil
@@ -17,6 +21,8 @@ import pandas as pd
 
 import helpers as H
 from analysis import history, versions as V
+from test_history import blocks
+from test_plots import png_size
 
 OLD_CSV = os.path.join(H.VERSIONS_FIXTURES, "history-old.csv")
 # the history.csv columns before the base axis (the fixture's header)
@@ -24,12 +30,50 @@ OLD_COLUMNS = ["run_id", "started", "kernel_source_version", "kernel_release",
                "git_revision", "accel", "icount", "memhog_mb", "variant",
                "kernel_variant", "disk", "job", "pressure", "metric", "unit", "n",
                "median", "ci_low", "ci_high", "values"]
+DISK = "ram-bounce"
 JOB = "lat-randread-4k-qd1"
+# label -> (copied from the 6.12 variant, package, Debian version, release,
+# role, run id, run date). The run dates are not in version order.
+BASES = {
+    "5.10/stock": ("pre-fixed", "linux-source-5.10", "5.10.262-1", "5.10.262",
+                   "bounce", "versions-b", "2026-12-20T06:00:00Z"),
+    "6.1/stock": ("pre", "linux-source-6.1", "6.1.192-3", "6.1.192",
+                  "baseline", "versions-b", "2026-12-20T06:00:00Z"),
+    "6.1/fixed": ("pre-fixed", "linux-source-6.1", "6.1.192-3", "6.1.192",
+                  "bounce", "versions-b", "2026-12-20T06:00:00Z"),
+    "7.2/upstream": ("post", "linux-source-7.2", "7.2.13-1", "7.2.13",
+                     "removed", "versions-a", "2026-11-01T06:00:00Z"),
+}
 VERSION_ORDER = ["5.10.262-1", "6.1.192-3", "6.12.118-1~deb12u1", "7.2.13-1"]
+ROLES = ["bounce", "baseline", "removed"]
+# the newer 6.12 pre-fixed value (versions-b also boots pre-fixed)
+NEWER = 2.0
 
 
 def old_rows():
     return pd.read_csv(OLD_CSV, dtype=str, keep_default_na=False)
+
+
+def four_versions():
+    """history.csv rows (strings, as on disk): the fixture's 6.12 run, the
+    four bases, and pre-fixed again in the newest run with medians (and
+    values) scaled by NEWER."""
+    old = old_rows()
+    parts = [old]
+    for label, (src, pkg, ver, rel, role, run, started) in BASES.items():
+        g = old[old["variant"] == src].copy()
+        g = g.assign(variant=label, kernel_variant=label, source_package=pkg,
+                     kernel_source_version=ver, kernel_release=rel, role=role,
+                     run_id=run, started=started, source_suite="")
+        parts.append(g)
+    newer = old[old["variant"] == "pre-fixed"].copy()
+    for col in ("median", "ci_low", "ci_high"):
+        newer[col] = (pd.to_numeric(newer[col]) * NEWER).map(lambda x: f"{x:.10g}")
+    newer["values"] = newer["values"].map(
+        lambda v: ";".join(f"{float(x) * NEWER:.10g}" for x in v.split(";")))
+    newer = newer.assign(run_id="versions-b", started="2026-12-20T06:00:00Z")
+    parts.append(newer)
+    return pd.concat(parts, ignore_index=True)
 
 
 def write_history(hdir, rows):
@@ -134,11 +178,168 @@ class OldHistory(unittest.TestCase):
     def test_plot_and_save(self):
         df, _, p = history.plot(self.hdir, n_boot=200)
         self.assertEqual(p.errors, [])
-        self.assertTrue(p.figures)
+        text = read(os.path.join(self.hdir, history.REPORT_FILE))
+        self.assertIn("## Across kernel versions", text)
+        self.assertIn("one kernel source version (6.12.118-1~deb12u1)", text)
+        self.assertFalse([f for f in p.figures if f["kind"] == V.SCRIPT])
+        self.assertTrue([f for f in p.figures if f["kind"] == "history"])
         # saved again (a run added), the table has every column
         history.save(df, self.hdir)
         with open(history.history_path(self.hdir), encoding="utf-8") as f:
             self.assertEqual(f.readline().strip().split(","), history.HISTORY_COLUMNS)
+
+
+class FourVersions(unittest.TestCase):
+    """Synthetic history rows of four bases, plotted."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.hdir = os.path.join(cls.tmp.name, "history")
+        write_history(cls.hdir, four_versions())
+        cls.df, cls.ch, cls.p = history.plot(cls.hdir, n_boot=200)
+        cls.text = read(os.path.join(cls.hdir, history.REPORT_FILE))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def data(self, metric, job=JOB, disk=DISK):
+        name = V.figure_name(metric, job, disk, "none")
+        return dict(blocks(os.path.join(self.hdir, "plots", "data", name + ".dat")))
+
+    def rows(self, block):
+        """[(x, median, label)] of a role block ("?" kept)."""
+        return [(float(r.split()[0]), r.split()[1], r.split()[-1].strip('"')) for r in block]
+
+    def role_block(self, data, role):
+        hits = [rows for head, rows in data.items() if head.startswith(role + ":")]
+        self.assertEqual(len(hits), 1, (role, list(data)))
+        return hits[0]
+
+    def test_no_errors(self):
+        self.assertEqual(self.p.errors, [])
+
+    def test_axis_in_version_order(self):
+        self.assertEqual([v["version"] for v in V.axis(self.df)], VERSION_ORDER)
+        ticks = self.data("bounced_bytes_per_gib")["ticks"]
+        self.assertEqual(len(ticks), 4)
+        for i, (tick, version) in enumerate(zip(ticks, VERSION_ORDER)):
+            self.assertTrue(tick.startswith(f"{i} "), tick)
+            self.assertIn(version, tick)
+
+    def test_one_row_per_version_and_role(self):
+        for metric in ("bounced_bytes_per_gib", "read_clat_p99_us"):
+            data = self.data(metric)
+            self.assertEqual([h.split(":")[0] for h in data][:3], ROLES)
+            for role in ROLES:
+                rows = self.rows(self.role_block(data, role))
+                self.assertEqual(len(rows), len(VERSION_ORDER), (metric, role))
+                # in version order, a role's points a little off the version's x
+                self.assertEqual([round(x) for x, _, _ in rows], [0, 1, 2, 3])
+
+    def test_points(self):
+        data = self.data("bounced_bytes_per_gib")
+        bounce = self.rows(self.role_block(data, "bounce"))
+        self.assertEqual([label for _, _, label in bounce],
+                         ["5.10/stock", "6.1/fixed", "pre-fixed", ""])
+        self.assertEqual([float(m) for _, m, _ in bounce[:3]], [1024.0, 1024.0, 1024.0 * NEWER])
+        base = self.rows(self.role_block(data, "baseline"))
+        # 6.1/stock and pre bounce nothing: a measured 0
+        self.assertEqual([(m, label) for _, m, label in base],
+                         [("?", ""), ("0", "6.1/stock"), ("0", "pre"), ("?", "")])
+
+    def test_missing_stays_missing(self):
+        data = self.data("bounced_bytes_per_gib")
+        removed = self.rows(self.role_block(data, "removed"))
+        # post and 7.2/upstream have no bounce tracepoint: never a 0
+        self.assertEqual([m for _, m, _ in removed], ["?"] * 4)
+        self.assertIn("removed: not measured", data)
+        t = V.newest_cells(self.df, history._run_order(self.df))
+        self.assertFalse(len(t[(t["variant"] == "7.2/upstream") &
+                               (t["metric"] == "bounced_bytes_per_gib")]))
+        row = [line for line in self.text.splitlines() if line.startswith("| 7.2.13 |")]
+        self.assertTrue(row)
+        self.assertIn("not measured", row[0])
+        self.assertNotIn("| 0 ", row[0])
+
+    def test_newest_run_wins(self):
+        # pre-fixed is in the fixture's run and (scaled) in versions-b
+        lat = self.rows(self.role_block(self.data("read_clat_p99_us"), "bounce"))
+        old = old_rows()
+        sel = old[(old["variant"] == "pre-fixed") & (old["metric"] == "read_clat_p99_us") &
+                  (old["job"] == JOB)]
+        self.assertAlmostEqual(float(lat[2][1]), float(sel["median"].iloc[0]) * NEWER, places=2)
+        self.assertIn("| 6.12.118 | 6.12.118-1~deb12u1 | pre-fixed | bounce |", self.text)
+        row = [line for line in self.text.splitlines()
+               if line.startswith("| 6.12.118 | 6.12.118-1~deb12u1 | pre-fixed |")][0]
+        self.assertTrue(row.rstrip(" |").endswith("versions-b"), row)
+
+    def test_markers(self):
+        marks = self.data("bounced_bytes_per_gib")["markers"]
+        self.assertEqual([float(m.split()[0]) for m in marks], [0.5, 2.5])
+        self.assertIn("5.13", marks[0])
+        self.assertIn("6.16", marks[1])
+
+    def test_figures(self):
+        figs = {f["name"]: f for f in self.p.figures if f["kind"] == V.SCRIPT}
+        expect = {V.figure_name(m, j, DISK, "none") for m, j in (
+            ("bounced_bytes_per_gib", JOB), ("read_clat_p99_us", JOB),
+            ("integrity_bad_blocks", "integrity-direct-512-qd8"))}
+        self.assertEqual(set(figs), expect)
+        for f in figs.values():
+            self.assertTrue(f["name"].startswith("versions-"))
+            self.assertEqual(png_size(f["png"]), (V.figure_width(4), V.SIZE[1]))
+            self.assertIn("<svg", read(f["svg"])[:2000])
+            self.assertIn(f"]({os.path.relpath(f['png'], self.hdir)})", self.text)
+        # nothing drawn for what no version measured (no probed job here)
+        self.assertNotIn("versions-bounce_submit", " ".join(figs))
+
+    def test_section(self):
+        sec = self.text.split("## Across kernel versions", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("5.10.262-1 (linux-source-5.10)", sec)
+        bounce = [line for line in sec.splitlines() if line.startswith("Bouncing")][0]
+        self.assertIn("bounces on 5.10.262 5.10/stock", bounce)
+        self.assertIn("none counted on 6.1.192 6.1/stock", bounce)
+        self.assertIn("not measured (no bounce tracepoint) on", bounce)
+        self.assertIn("7.2.13 7.2/upstream", bounce)
+        integ = [line for line in sec.splitlines() if line.startswith("Integrity")][0]
+        # sums over the 6 repetitions; pre-fixed from the newest run (scaled)
+        self.assertIn("**bad blocks** on 5.10.262 5.10/stock (10752 bad of 12288 checked, "
+                      "24576 bios bounced)", integ)
+        self.assertIn("6.12.118 pre-fixed (21504 bad of 24576 checked", integ)
+        self.assertIn("none on 6.1.192 6.1/stock (0 bad of 12288 checked, 0 bios bounced)",
+                      integ)
+        self.assertIn("7.2.13 7.2/upstream (0 bad of 12288 checked, bounces not counted)",
+                      integ)
+        self.assertIn("### Cost per bounced bio", sec)
+        self.assertIn("Not measured on any version.", sec)
+        for v in VERSION_ORDER:
+            self.assertIn(v, sec)
+
+    def test_versions_table(self):
+        sec = self.text.split("## Kernel source versions", 1)[1].split("\n## ", 1)[0]
+        lines = [line for line in sec.splitlines() if line.startswith("| linux-source")]
+        self.assertEqual([line.split(" | ")[1] for line in lines], VERSION_ORDER)
+
+    def test_one_version_no_figures(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            hdir = os.path.join(tmp, "h")
+            rows = four_versions()
+            write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
+            _, _, p = history.plot(hdir, n_boot=200)
+            self.assertFalse([f for f in p.figures if f["kind"] == V.SCRIPT])
+            self.assertIn("one kernel source version (7.2.13-1)",
+                          read(os.path.join(hdir, history.REPORT_FILE)))
+            # figures of an earlier plot are removed
+            write_history(hdir, rows)
+            history.plot(hdir, n_boot=200)
+            self.assertTrue([n for n in os.listdir(os.path.join(hdir, "plots"))
+                             if n.startswith("versions-")])
+            write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
+            history.plot(hdir, n_boot=200)
+            self.assertFalse([n for n in os.listdir(os.path.join(hdir, "plots"))
+                              if n.startswith("versions-") and n.endswith(".png")])
 
 
 # The run: every base on usb-pio, 2 repetitions, interleaved. label ->
@@ -192,7 +393,11 @@ class VersionsRun(unittest.TestCase):
         cls.add = subprocess.run([os.path.join(H.ROOT, "bench", "history"), "--resamples",
                                   "200", "--history-dir", cls.hdir, "add", cls.run_dir],
                                  capture_output=True, text=True, timeout=600)
+        cls.plot = subprocess.run([os.path.join(H.ROOT, "bench", "history"), "--resamples",
+                                   "200", "--history-dir", cls.hdir, "plot"],
+                                  capture_output=True, text=True, timeout=600)
         cls.df = history.load(cls.hdir)
+        cls.text = read(os.path.join(cls.hdir, history.REPORT_FILE))
 
     @classmethod
     def tearDownClass(cls):
@@ -200,6 +405,8 @@ class VersionsRun(unittest.TestCase):
 
     def test_cli(self):
         self.assertEqual(self.add.returncode, 0, self.add.stderr)
+        self.assertEqual(self.plot.returncode, 0, self.plot.stdout + self.plot.stderr)
+        self.assertIn("4 kernel source version(s)", self.plot.stdout)
 
     def test_boot_folders(self):
         names = os.listdir(os.path.join(self.run_dir, "boots"))
@@ -235,6 +442,48 @@ class VersionsRun(unittest.TestCase):
         self.assertEqual(got["5.10/stock"], "5.10.262-1")
         self.assertEqual(got["pre"], "6.12.118-1~deb12u1")
 
+    def test_plot_data(self):
+        name = V.figure_name("bounce_submit_us_p50", JOB + "+probe", "usb-pio", "none")
+        data = dict(blocks(os.path.join(self.hdir, "plots", "data", name + ".dat")))
+        bounce = [r.split() for r in data["bounce: 5.10/stock, 6.1/fixed, pre-fixed"]]
+        self.assertEqual([float(r[1]) for r in bounce[:3]], [9.0, 10.0, 8.0])
+        self.assertEqual(bounce[3][1], "?")
+        # nothing bounced on the baselines, nothing to time: not measured
+        self.assertIn("baseline: not measured", data)
+        self.assertIn("removed: not measured", data)
+        self.assertEqual(len(data["ticks"]), 4)
+
+    def test_reading(self):
+        bounce = [line for line in self.text.splitlines() if line.startswith("Bouncing")][0]
+        # 300 bios of 4 KiB per job, 3 jobs, 2 repetitions
+        self.assertIn("5.10.262 5.10/stock (554.5 MiB/GiB, 1800 bios in all)", bounce)
+        self.assertIn("none counted on 6.1.192 6.1/stock, 6.12.118 pre;", bounce)
+        integ = [line for line in self.text.splitlines() if line.startswith("Integrity")][0]
+        self.assertIn("**bad blocks** on 6.1.192 6.1/fixed (1400 bad of", integ)
+        self.assertIn("6.12.118 pre-fixed (3584 bad of", integ)
+        self.assertIn("5.10.262 5.10/stock (0 bad of", integ)
+
+
+
+class StandaloneScript(unittest.TestCase):
+    def test_versions_script_alone(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            data = os.path.join(tmp, "d.dat")
+            H.write_text(data, '"bounce: a"\n0 10 9 11 11 "a"\n1 ? ? ? ? ""\n\n\n'
+                         '"removed: not measured"\n0 ? ? ? ? ""\n1 ? ? ? ? ""\n\n\n'
+                         '"ticks"\n0 "5.10.262"\n1 "7.2.13"\n\n\n'
+                         '"markers"\n0.5 "5.13"\n0.5 "6.16"\n')
+            for ext in ("png", "svg"):
+                out = os.path.join(tmp, "o." + ext)
+                res = subprocess.run(
+                    ["gnuplot", "-e", f"datafile='{data}'; outfile='{out}'; nblocks=2; "
+                     "title='t'; width=640; height=400; xmax=1; ymax=15; "
+                     "titles='\"bounce: a\" \"removed: not measured\"'",
+                     os.path.join(H.ROOT, "plots", "versions.gp")],
+                    capture_output=True, text=True)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertGreater(os.path.getsize(out), 0)
+            self.assertEqual(png_size(os.path.join(tmp, "o.png")), (640, 400))
 
 
 if __name__ == "__main__":

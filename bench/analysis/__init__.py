@@ -9,4 +9,6 @@ report out.
   report    report.md and the short console summary
   history   regression tracking across runs: history.csv, changes between
             consecutive runs, their plots and history.md (bench/history)
+  versions  the history across kernel versions: Debian version order,
+            the versions-* figures and their section of history.md
 """

@@ -4,9 +4,12 @@ consecutive runs, their plots and history.md.
 
 history.csv (HISTORY_DIR/history.csv) has one row per run, variant label,
 disk, job, pressure and metric (HISTORY_COLUMNS): the run's identity
-(run_id, run date "started", kernel source version, kernel release, git
-revision, and the setup that makes runs comparable: accel, icount,
-memhog_mb), the cell's median over its repetitions, n, the 95 % percentile
+(run_id, run date "started", git revision, and the setup that makes runs
+comparable: accel, icount, memhog_mb), the kernel the label booted
+(source_package, kernel_source_version: the Debian version,
+source_suite, kernel_release) and the label's role (baseline, bounce,
+removed: meta.json "roles", else bench/lab.conf), the cell's median over
+its repetitions, n, the 95 % percentile
 bootstrap CI of the median (stats.median_ci, seeded like the run's bar
 plots, so the bounds are the bar whiskers of the run's report) and the
 per-repetition values themselves ("values", ";"-separated), which is what
@@ -16,11 +19,17 @@ own analysis.
 
 A run is identified by run_id (meta.json "run_id", else the folder name):
 adding a run that is already in the table replaces its rows (idempotent).
-The kernel source version is meta.json "kernel_source_version", else the
-"source_version" of the build-info.json of the variant's boots. A new
-Debian linux-source-6.12 gives new rows with a new version in the same
-table; runs are ordered by run date (meta.json "started"; else a
-YYYYMMDD-HHMMSS run_id; else the time boots.tsv was written).
+The kernel of a label comes from the build-info.json of its boots (a run
+may boot several bases: 5.10/stock next to pre), else meta.json
+"kernels", else the run's meta.json "kernel_source_version" (the default
+base's, used only for a label of that package); see kernel_identity. A
+new Debian linux-source-6.12 gives new rows with a new version in the
+same table; runs are ordered by run date (meta.json "started"; else a
+YYYYMMDD-HHMMSS run_id; else the time boots.tsv was written). A
+history.csv written before source_package, source_suite and role existed
+loads with them filled in (fill_missing). versions.py puts the kernel
+versions on the x axis (versions-*.png, "Across kernel versions" in
+history.md).
 
 Significance of a change between two runs: for each variant label, disk,
 job, pressure and metric, each run is compared with the previous run (by
@@ -55,6 +64,7 @@ from . import report as REP
 from . import roles as ROLES
 from . import stats as S
 from . import tidy as T
+from . import versions as V
 
 HISTORY_FILE = "history.csv"
 CHANGES_FILE = "changes.csv"
@@ -66,8 +76,15 @@ RUN_COLUMNS = ["run_id", "started", "kernel_source_version", "kernel_release",
 CELL_COLUMNS = ["variant", "kernel_variant", "disk", "job", "pressure",
                 "metric", "unit"]
 STAT_COLUMNS = ["n", "median", "ci_low", "ci_high", "values"]
-HISTORY_COLUMNS = RUN_COLUMNS + CELL_COLUMNS + STAT_COLUMNS
+# Added with the base axis (issue 12): the label's Debian source package
+# and suite, and its role. Last, so that the older columns keep their
+# places; a history.csv without them gets them filled in on load.
+LABEL_COLUMNS = ["source_package", "source_suite", "role"]
+HISTORY_COLUMNS = RUN_COLUMNS + CELL_COLUMNS + STAT_COLUMNS + LABEL_COLUMNS
 KEY = ["run_id", "variant", "disk", "job", "pressure", "metric"]
+# What a history.csv must have; every other column may be missing (an
+# older table) and is filled in by load().
+REQUIRED = KEY + ["n", "median", "ci_low", "ci_high", "values"]
 NUMERIC = ["n", "median", "ci_low", "ci_high"]
 # Setup fields that must match for two runs to be compared like for like.
 SETUP = ["accel", "icount", "memhog_mb"]
@@ -99,8 +116,7 @@ PX_PER_RUN = 120
 # Overlaid variants are drawn this far apart on the x axis (run slots are 1).
 VARIANT_OFFSET = 0.08
 # Units shown scaled in the figures.
-DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"),
-                 "B/GiB": (1.0 / (1 << 20), "MiB/GiB")}
+DISPLAY_UNITS = V.DISPLAY_UNITS
 RUN_ID_DATE = re.compile(r"^(\d{8})-(\d{6})")
 
 
@@ -123,18 +139,53 @@ def empty():
 
 
 def load(history_dir):
-    """history.csv as a DataFrame (empty when there is none yet)."""
+    """history.csv as a DataFrame (empty when there is none yet). A table
+    written before some columns existed loads too (fill_missing)."""
     path = history_path(history_dir)
     if not os.path.isfile(path):
         return empty()
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    missing = [c for c in HISTORY_COLUMNS if c not in df.columns]
+    missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise HistoryError(f"{path}: missing columns {', '.join(missing)}")
+    df = fill_missing(df)
     for col in NUMERIC:
         df[col] = pd.to_numeric(df[col], errors="coerce")
     df["n"] = df["n"].astype("Int64")
     return df[HISTORY_COLUMNS]
+
+
+def fill_missing(df):
+    """Columns an older history.csv lacks, from what it has: the source
+    package from the kernel release or version (Debian's linux-source-X.Y),
+    the role from bench/lab.conf (by label, then by kernel variant, as
+    roles.py does for a run without roles), kernel_variant from the label;
+    an unknown source version or git revision is "unknown", anything else
+    "". Empty roles and packages of a newer table are filled the same way."""
+    df = df.copy()
+    for col in HISTORY_COLUMNS:
+        if col not in df.columns:
+            df[col] = "unknown" if col in ("kernel_source_version", "git_revision") else ""
+    blank = df["kernel_variant"] == ""
+    df.loc[blank, "kernel_variant"] = df.loc[blank, "variant"]
+    blank = df["source_package"] == ""
+    if blank.any():
+        df.loc[blank, "source_package"] = [
+            V.package_of(r, v) for r, v in zip(df.loc[blank, "kernel_release"],
+                                               df.loc[blank, "kernel_source_version"])]
+    blank = df["role"] == ""
+    if blank.any():
+        df.loc[blank, "role"] = [fallback_role(v, k) for v, k in
+                                 zip(df.loc[blank, "variant"], df.loc[blank, "kernel_variant"])]
+    return df
+
+
+def fallback_role(label, kernel_variant):
+    """The role bench/lab.conf gives a label (or the kernel it boots)."""
+    for key in (label, kernel_variant):
+        if key in ROLES.FALLBACK_VARIANT_ROLES:
+            return ROLES.FALLBACK_VARIANT_ROLES[key]
+    return ""
 
 
 def _run_order(df):
@@ -216,23 +267,55 @@ def run_date(run):
     return _iso(dt.datetime.fromtimestamp(mtime, dt.timezone.utc)), "boots.tsv time"
 
 
-def _first(series):
-    vals = [str(v) for v in series.dropna() if str(v)]
-    return vals[0] if vals else ""
-
-
-def source_versions(run):
-    """variant label -> kernel source version (meta.json, else the
-    build-info.json of the label's boots, else "unknown")."""
-    meta = run.meta.get("kernel_source_version")
+def _label_builds(run):
+    """label -> the build-info.json of its first boot that has one."""
     out = {}
-    for label, g in run.boots.groupby("variant", sort=False):
-        out[label] = (str(meta) if meta else _first(g["source_version"])) or "unknown"
+    for label, bdir in zip(run.boots["variant"], run.boots["dir"]):
+        if label in out or not bdir:
+            continue
+        info = R.read_json(os.path.join(run.path, bdir, "build-info.json"))
+        if info:
+            out[label] = info
     return out
 
 
-def _release(run, label):
-    return _first(run.boots[run.boots["variant"] == label]["kernel_release"])
+def kernel_identity(run):
+    """variant label -> the kernel it booted: {source_package,
+    kernel_source_version, source_suite, kernel_release}.
+
+    Per label, because a run may boot several bases (5.10/stock next to
+    pre): the build-info.json of the label's boots, else meta.json
+    "kernels" (the build-info of each kernel variant), else the run's
+    meta.json "kernel_source_package"/"kernel_source_version" (the default
+    base: only for a label of that package, or of no known package); a
+    version nobody names is "unknown"."""
+    meta = run.meta if isinstance(run.meta, dict) else {}
+    kernels = meta.get("kernels") if isinstance(meta.get("kernels"), dict) else {}
+    meta_pkg = _meta_str(meta, "kernel_source_package")
+    meta_ver = _meta_str(meta, "kernel_source_version")
+    builds = _label_builds(run)
+    out = {}
+    for label in dict.fromkeys(run.boots["variant"]):
+        sources = [builds.get(label, {})]
+        k = kernels.get(T.base_variant(run, label)) or kernels.get(label)
+        if isinstance(k, dict):
+            sources.append(k)
+
+        def field(key):
+            return next((str(s[key]) for s in sources if s.get(key)), "")
+        pkg, ver = field("source_package"), field("source_version")
+        if not ver and meta_ver and (not pkg or not meta_pkg or pkg == meta_pkg):
+            ver, pkg = meta_ver, pkg or meta_pkg
+        release = field("kernel_release")
+        out[label] = dict(source_package=pkg or V.package_of(release, ver),
+                          kernel_source_version=ver or "unknown",
+                          source_suite=field("source_suite"), kernel_release=release)
+    return out
+
+
+def source_versions(run):
+    """variant label -> kernel source version (see kernel_identity)."""
+    return {k: v["kernel_source_version"] for k, v in kernel_identity(run).items()}
 
 
 def _meta_str(meta, key):
@@ -252,14 +335,16 @@ def run_rows(run, n_boot=S.N_BOOT):
                            "(every job failed or was skipped)")
     run_id = str(run.meta.get("run_id") or run.run_id)
     started, _ = run_date(run)
-    versions = source_versions(run)
+    kernels = kernel_identity(run)
+    unknown = dict(source_package="", kernel_source_version="unknown",
+                   source_suite="", kernel_release="")
     base = dict(run_id=run_id, started=started,
                 git_revision=_meta_str(run.meta, "git_revision") or "unknown",
                 accel=_meta_str(run.meta, "accel"),
                 icount=_meta_str(run.meta, "icount"),
                 memhog_mb=_meta_str(run.meta, "memhog_mb"))
     rows = []
-    kvariant = {}
+    kvariant, role = {}, {}
     for (v, disk, job, pressure, metric), g in run.tidy.groupby(
             ["variant", "disk", "job", "pressure", "metric"], sort=True):
         vals = g.sort_values(["rep", "boot"])["value"].to_numpy(dtype=float)
@@ -267,8 +352,8 @@ def run_rows(run, n_boot=S.N_BOOT):
                                   seed=S.cell_seed(metric, disk, job, pressure, v))
         if v not in kvariant:
             kvariant[v] = T.base_variant(run, v)
-        rows.append(dict(base, kernel_source_version=versions.get(v, "unknown"),
-                         kernel_release=_release(run, v), variant=v,
+            role[v] = ROLES.variant_role(run, v) or ""
+        rows.append(dict(base, **kernels.get(v, unknown), role=role[v], variant=v,
                          kernel_variant=kvariant[v], disk=disk, job=job,
                          pressure=str(pressure), metric=metric, unit=M.unit(metric),
                          n=len(vals), median=med, ci_low=lo, ci_high=hi,
@@ -322,7 +407,7 @@ def add(paths, history_dir, n_boot=S.N_BOOT, allow_incomplete=False):
             status = "replaced" if had else "added"
             out.append((path, status,
                         f"{path}: run {run_id} ({rows['started'].iloc[0]}, kernel source "
-                        f"{'/'.join(sorted(set(rows['kernel_source_version'])))}): "
+                        f"{_joined_versions(rows['kernel_source_version'])}): "
                         f"{len(rows)} rows {status}"))
         save(df, history_dir)
     order = {p: i for i, p in reversed(list(enumerate(paths)))}
@@ -548,7 +633,7 @@ def figure_data(cell, ch, colors):
     info = cell.drop_duplicates("run_id").set_index("run_id")
     ticks, vlines, prev = [], [], None
     for r in runs:
-        version = "/".join(sorted(set(cell[cell["run_id"] == r]["kernel_source_version"])))
+        version = _joined_versions(cell[cell["run_id"] == r]["kernel_source_version"])
         ticks.append(f"{x_of[r]} " + P._q(tic_label(info.loc[r, "started"], version)))
         if prev is not None and version != prev:
             vlines.append(f"{x_of[r] - 0.5:g}")
@@ -568,10 +653,11 @@ def figure_data(cell, ch, colors):
 
 
 def make_plots(df, ch, outdir, gp_dir=P.GP_DIR):
-    """One figure per headline metric, job, disk and pressure; returns the
-    Plotter (figures, errors)."""
+    """One figure per headline metric, job, disk and pressure, then the
+    figures across kernel versions (versions.py; only with two or more
+    source versions); returns the Plotter (figures, errors)."""
     os.makedirs(outdir, exist_ok=True)
-    p = P.Plotter(outdir, gp_dir, sizes={"history": HISTORY_SIZE})
+    p = P.Plotter(outdir, gp_dir, sizes={"history": HISTORY_SIZE, V.SCRIPT: V.SIZE})
     if df.empty:
         return p
     colors = _colors(df)
@@ -586,6 +672,7 @@ def make_plots(df, ch, outdir, gp_dir=P.GP_DIR):
             p.render("history", figure_name(metric, job, disk, pressure), data, params,
                      f"{M.label(metric)}: {job}, {disk}, pressure {pressure}",
                      M.label(metric), width=figure_width(nruns))
+    V.make_plots(df, _run_order(df), p)
     return p
 
 
@@ -602,8 +689,8 @@ def runs_table(df):
         first = g.iloc[0]
         out.append(dict(
             run_id=r, started=first["started"],
-            kernel_source_version="/".join(sorted(set(g["kernel_source_version"]))),
-            kernel_release="/".join(sorted({x for x in g["kernel_release"] if x})),
+            kernel_source_version=_joined_versions(g["kernel_source_version"]),
+            kernel_release="/".join(V.sort_versions(x for x in g["kernel_release"] if x)),
             git_revision=first["git_revision"], accel=first["accel"],
             memhog_mb=first["memhog_mb"],
             variants=" ".join(_variant_order(g)),
@@ -613,11 +700,37 @@ def runs_table(df):
     return pd.DataFrame(out)
 
 
-def versions_table(runs):
+def _joined_versions(series):
+    """"5.10.262-1/6.12.118-1~deb12u1": a run's versions in version order."""
+    vals = set(series)
+    return "/".join(V.sort_versions(v for v in vals if V.known(v)) +
+                    sorted(v for v in vals if not V.known(v)))
+
+
+def versions_table(df):
+    """One row per kernel source version (source package and Debian
+    version) in version order: its first and last run, how many runs
+    and which variant labels booted it."""
+    if df.empty:
+        return []
+    order = _run_order(df)
     out = []
-    for version, g in runs.groupby("kernel_source_version", sort=False):
-        out.append(dict(version=version, first=g["started"].iloc[0],
-                        last=g["started"].iloc[-1], runs=len(g)))
+    keys = df[["source_package", "kernel_source_version"]].drop_duplicates()
+    keyed = sorted(keys.itertuples(index=False),
+                   key=lambda k: (not V.known(k.kernel_source_version),
+                                  V.version_key(k.kernel_source_version
+                                                if V.known(k.kernel_source_version) else "0"),
+                                  k.source_package))
+    for k in keyed:
+        g = df[(df["source_package"] == k.source_package) &
+               (df["kernel_source_version"] == k.kernel_source_version)]
+        runs = sorted(set(g["run_id"]), key=order.get)
+        first = df[df["run_id"] == runs[0]]["started"].iloc[0]
+        last = df[df["run_id"] == runs[-1]]["started"].iloc[0]
+        out.append(dict(version=k.kernel_source_version, package=k.source_package or "?",
+                        release="/".join(sorted({r for r in g["kernel_release"] if r})),
+                        first=first, last=last, runs=len(runs),
+                        variants=" ".join(_variant_order(g))))
     return out
 
 
@@ -658,9 +771,19 @@ def integrity_lines(df):
     return out
 
 
+def _figure_link(f, base):
+    rel = os.path.relpath(f["png"], base)
+    svg = os.path.relpath(f["svg"], base) if f.get("svg") else None
+    return f"![{f['caption']}]({rel})" + (f" ([SVG]({svg}))" if svg else "")
+
+
 def write_report(df, ch, figures, errors, path):
-    """history.md: the runs, the kernel versions, the significant changes
-    and the figures (only those whose files exist)."""
+    """history.md: the runs, the kernel versions, the significant changes,
+    the history across kernel versions and the figures (only those whose
+    files exist; figures of kind "versions" go in their own section)."""
+    base = os.path.dirname(os.path.abspath(path))
+    vfigs = [f for f in figures if f["kind"] == V.SCRIPT]
+    figures = [f for f in figures if f["kind"] != V.SCRIPT]
     runs = runs_table(df)
     out = ["# bouncelab history", ""]
     out.append(f"{len(runs)} run(s) in `{HISTORY_FILE}`; written "
@@ -681,9 +804,11 @@ def write_report(df, ch, figures, errors, path):
              for r in runs.itertuples()]))
         out.append("")
         out += ["## Kernel source versions", "",
-                REP._table(["version", "first run", "last run", "runs"],
-                           [[v["version"], v["first"], v["last"], v["runs"]]
-                            for v in versions_table(runs)]), ""]
+                REP._table(["package", "version", "release", "first run", "last run",
+                            "runs", "variants"],
+                           [[v["package"], v["version"], v["release"], v["first"],
+                             v["last"], v["runs"], v["variants"]]
+                            for v in versions_table(df)]), ""]
     out += integrity_lines(df)
     out += ["## Significant changes", "",
             "Each run against the previous run (by date) of the same variant, disk, "
@@ -714,21 +839,17 @@ def write_report(df, ch, figures, errors, path):
         out += ["", f"{untested} pair(s) of consecutive runs had fewer than "
                 f"{S.MIN_REPS} repetitions on a side: not tested."]
     out.append("")
+    out += V.report_lines(df, _run_order(df), vfigs, lambda f: _figure_link(f, base))
     if figures:
         out += ["## Figures", "",
                 "Median per run (x: runs in order of run date, labelled with date "
                 "and kernel source version), variants overlaid, error bars: the "
                 "run's 95 % bootstrap CI of the median; circled points changed "
                 "significantly from the previous run of their variant.", ""]
-        base = os.path.dirname(os.path.abspath(path))
         for group in dict.fromkeys(f["group"] for f in figures):
             out += [f"### {group}", ""]
             for f in (f for f in figures if f["group"] == group):
-                rel = os.path.relpath(f["png"], base)
-                svg = os.path.relpath(f["svg"], base) if f.get("svg") else None
-                out.append(f"![{f['caption']}]({rel})" +
-                           (f" ([SVG]({svg}))" if svg else ""))
-                out.append("")
+                out += [_figure_link(f, base), ""]
     if errors:
         out += ["## Plot errors", ""] + [f"- {e}" for e in errors] + [""]
     with open(path, "w", encoding="utf-8") as fh:
@@ -746,7 +867,8 @@ def plot(history_dir, n_boot=S.N_BOOT, gp_dir=P.GP_DIR):
     # the history (a rebuild) must not linger
     if os.path.isdir(pdir):
         for name in os.listdir(pdir):
-            if name.startswith("history-") and name.endswith((".png", ".svg")):
+            if (name.startswith(("history-", V.PREFIX + "-")) and
+                    name.endswith((".png", ".svg"))):
                 os.remove(os.path.join(pdir, name))
     p = make_plots(df, ch, pdir, gp_dir)
     write_report(df, ch, p.figures, p.errors, os.path.join(history_dir, REPORT_FILE))

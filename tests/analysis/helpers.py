@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared by the analysis tests: paths, and synthetic runs built from the
 real fixture folders (values scaled, counters rewritten, nothing else)."""
+import gzip
 import json
 import os
 import shutil
@@ -23,12 +24,18 @@ TEMPLATES = {
     "virtio": os.path.join(_BOOTS, "002-pre-fixed-usb-pio-none-r1", "guest", "jobs",
                            "03-virtio-smoke-randwrite-verify"),
 }
-# The kernel each variant boots (build-info.json of the fixture boots).
+# The kernel each variant boots (build-info.json of the fixture boots),
+# and the variants of the other bases (fixtures/versions/build-info:
+# written for the tests, with the fields kernels/build gives a base).
 BUILD_INFO = {
     "pre": os.path.join(_BOOTS, "001-pre-usb-pio-none-r1", "build-info.json"),
     "pre-fixed": os.path.join(_BOOTS, "002-pre-fixed-usb-pio-none-r1", "build-info.json"),
     "post": os.path.join(_BOOTS, "003-post-usb-pio-none-r1", "build-info.json"),
 }
+VERSIONS_FIXTURES = os.path.join(HERE, "fixtures", "versions")
+for _name in sorted(os.listdir(os.path.join(VERSIONS_FIXTURES, "build-info"))):
+    BUILD_INFO[_name[:-len(".json")].replace("_", "/")] = os.path.join(
+        VERSIONS_FIXTURES, "build-info", _name)
 BOUNCE_COLUMNS = ("Bounce", "nr_bounce", "bounce_hits")
 
 
@@ -86,13 +93,19 @@ def _scale_fio(path, scale):
     write_text(path, json.dumps(fio, indent=1) + "\n")
 
 
-def make_job(dst, device, scale=1.0, bounces=None, fio_rc=0, skipped=None):
-    """A job folder from the template of its device.
+def make_job(dst, device, scale=1.0, bounces=None, fio_rc=0, skipped=None,
+             template=None, integrity_bad=None, probe=None):
+    """A job folder from the template of its device (or of template).
 
     bounces: None keeps the template's, an int rewrites the count and the
     hist (8 sectors a bio), "absent" makes it a post-series kernel.
+    integrity_bad: an integrity job (class file) whose verify found that
+    many bad blocks (fio's total_err).
+    probe: a probed job: (submit_us, completion_us, calls) writes a
+    function_graph trace of that many bounced bios; () a kernel whose
+    bounce functions never ran; "absent" one without them.
     """
-    shutil.copytree(TEMPLATES[device], dst)
+    shutil.copytree(TEMPLATES[template or device], dst)
     if skipped is not None:
         for name in os.listdir(dst):
             if name != "what":
@@ -102,6 +115,14 @@ def make_job(dst, device, scale=1.0, bounces=None, fio_rc=0, skipped=None):
         return
     _scale_fio(os.path.join(dst, "fio.json"), scale)
     write_text(os.path.join(dst, "fio.rc"), f"{fio_rc}\n")
+    if integrity_bad is not None:
+        write_text(os.path.join(dst, "class"), "integrity\n")
+        fio = read_json(os.path.join(dst, "fio.json"))
+        for job in fio["jobs"]:
+            job["total_err"] = integrity_bad
+        write_text(os.path.join(dst, "fio.json"), json.dumps(fio, indent=1) + "\n")
+    if probe is not None:
+        _probe_files(dst, probe)
     if bounces == "absent":
         write_text(os.path.join(dst, "bounces"), "absent\n")
         os.remove(os.path.join(dst, "bounce-hist.txt"))
@@ -116,19 +137,40 @@ def make_job(dst, device, scale=1.0, bounces=None, fio_rc=0, skipped=None):
                    "    Dropped: 0\n")
 
 
+def _probe_files(dst, probe):
+    """probes and probe-trace.txt.gz as guest/init writes them."""
+    names = "bio_endio" if probe == "absent" else \
+        "__blk_queue_bounce bounce_end_io_read bounce_end_io_write bio_endio"
+    write_text(os.path.join(dst, "probes"), names + "\n")
+    lines = ["# tracer: function_graph", "#"]
+    if probe not in ("absent", ()):
+        submit, endio, calls = probe
+        for _ in range(calls):
+            lines += [f" 0)   {submit:.3f} us    |  __blk_queue_bounce();",
+                      f" 0)   {endio:.3f} us    |  bounce_end_io_read();"]
+    with gzip.open(os.path.join(dst, "probe-trace.txt.gz"), "wt") as f:
+        f.write("\n".join(lines) + "\n")
+    write_text(os.path.join(dst, "probe-overrun.txt"), "0 0\n")
+
+
 def make_run(root, boots):
     """Write a run folder. boots: dicts with variant, kernel (a BUILD_INFO
-    key, default the variant), disk, pressure, rep, status (default ok) and
-    jobs: [dict(device, job, scale, bounces, fio_rc, skipped)]."""
+    key, default the variant), build (fields that replace the kernel's
+    build-info.json ones), disk, pressure, rep, status (default ok) and
+    jobs: [dict(device, job, scale, bounces, fio_rc, skipped, template,
+    integrity_bad, probe)]. A variant of another base ("5.10/stock") names
+    its boot folder with "_" for "/", as bench/compare does."""
     os.makedirs(root, exist_ok=True)
     rows = ["boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir"]
     for n, b in enumerate(boots, 1):
         status = b.get("status", "ok")
-        bdir = f"boots/{n:03d}-{b['variant']}-{b['disk']}-{b['pressure']}-r{b['rep']}"
+        folder = b["variant"].replace("/", "_")
+        bdir = f"boots/{n:03d}-{folder}-{b['disk']}-{b['pressure']}-r{b['rep']}"
         path = os.path.join(root, bdir)
         os.makedirs(path)
-        shutil.copy(BUILD_INFO[b.get("kernel", b["variant"])],
-                    os.path.join(path, "build-info.json"))
+        build = read_json(BUILD_INFO[b.get("kernel", b["variant"])])
+        build.update(b.get("build") or {})
+        write_text(os.path.join(path, "build-info.json"), json.dumps(build, indent=2) + "\n")
         write_text(os.path.join(path, "status"), status + "\n")
         rows.append("\t".join(map(str, [n, b["variant"], b["disk"], b["pressure"],
                                         b["rep"], status, 40, bdir])))
@@ -142,9 +184,11 @@ def make_run(root, boots):
         for i, j in enumerate(b["jobs"], 1):
             name = f"{i:02d}-{j['device']}-{j.get('job', 'synthetic')}"
             make_job(os.path.join(g, "jobs", name), j["device"], j.get("scale", 1.0),
-                     j.get("bounces"), j.get("fio_rc", 0), j.get("skipped"))
+                     j.get("bounces"), j.get("fio_rc", 0), j.get("skipped"),
+                     j.get("template"), j.get("integrity_bad"), j.get("probe"))
             write_text(os.path.join(g, "jobs", name, "what"),
-                       f"{j['device']} {j.get('job', 'synthetic')}.fio\n")
+                       f"{j['device']} {j.get('job', 'synthetic')}.fio" +
+                       (" probe" if j.get("probe") is not None else "") + "\n")
     write_text(os.path.join(root, "boots.tsv"), "\n".join(rows) + "\n")
     return root
 

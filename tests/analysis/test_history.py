@@ -37,14 +37,16 @@ def history_run(root, version, started, post_scale, seed=1, failed_boot=False,
                 meta=True):
     """pre-fixed (bouncing) and post, REPS boots each, interleaved; the
     noise depends only on the seed, so two runs with the same seed and
-    scale have identical values."""
+    scale have identical values. The kernels are built from version (their
+    build-info.json says so, as meta.json does)."""
     rng = np.random.default_rng(seed)
+    build = dict(source_version=version, kernel_release=release(version)) if version else {}
     boots = []
     for rep in range(1, REPS + 1):
         for v in ("pre-fixed", "post"):
             noise = float(rng.lognormal(0, SIGMA))
             boots.append(dict(
-                variant=v, disk=DISK, pressure="none", rep=rep,
+                variant=v, disk=DISK, pressure="none", rep=rep, build=build,
                 jobs=[dict(device="usb", job=JOB,
                            scale=noise * (post_scale if v == "post" else 1.0),
                            bounces=554 if v == "pre-fixed" else "absent")]))
@@ -60,6 +62,11 @@ def history_run(root, version, started, post_scale, seed=1, failed_boot=False,
             m["kernel_source_version"] = version
         H.write_text(os.path.join(root, "meta.json"), json.dumps(m) + "\n")
     return root
+
+
+def release(version):
+    """"6.12.120" of "6.12.120-1~deb12u1"."""
+    return version.split("-")[0]
 
 
 def cli(*args):
@@ -147,7 +154,10 @@ class History(unittest.TestCase):
             self.assertEqual(set(g["kernel_source_version"]), {version})
             self.assertEqual(set(g["started"]), {started})
             self.assertEqual(set(g["git_revision"]), {"abc1234"})
-            self.assertEqual(set(g["kernel_release"]), {"6.12.118"})
+            self.assertEqual(set(g["kernel_release"]), {release(version)})
+            self.assertEqual(set(g["source_package"]), {"linux-source-6.12"})
+            self.assertEqual(set(g[g["variant"] == "post"]["role"]), {"removed"})
+            self.assertEqual(set(g[g["variant"] == "pre-fixed"]["role"]), {"bounce"})
 
     def test_failed_boot_excluded(self):
         # run-c has a failed sixth post boot: not counted

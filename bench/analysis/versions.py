@@ -1,0 +1,518 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The history across kernel versions: Debian version order, the version
+figures (versions-*.png/.svg) and the "Across kernel versions" section of
+history.md.
+
+Every history.csv row knows the kernel its label booted (source_package,
+kernel_source_version: the Debian version, kernel_release) and the label's
+role (baseline, bounce, removed). Here each distinct known source version
+is a place on the x axis, in Debian version order (dpkg --compare-versions
+semantics: 5.10.262-1 < 6.1.192-3 < 6.12.118-1~deb12u1 < 6.12.118-1 <
+7.2.13-1), not in run-date order.
+
+Per headline metric (HEADLINES), bounce-candidate disk (bench/lab.conf;
+a within-boot ratio "A/B" counts as its A), job and pressure, one figure:
+one point series per role, each point the median of the newest run that
+has that (version, variant, disk, job, pressure) cell, with the 95 %
+bootstrap CI of that median as whiskers. A metric not measured for a
+version (the variant did not run the cell, or its kernel has nothing to
+count: no bounce tracepoint after the series, no bounced bio to time) is
+missing ("?" in the data file, "not measured" in the table), never 0.
+Dashed lines mark where bouncing died on HIGHMEM (5.13, commit
+9bb33f24abbd: the inverted check in blk_queue_may_bounce()) and where the
+bounce code was removed (6.16).
+
+Two labels of one role and version (an A/A copy "pre.2", an alias
+"6.12/post" of "post") share a point: the newest run's, the label that is
+not a copy first. The tables list every label.
+"""
+import functools
+import re
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as M
+from . import plots as P
+from . import report as REP
+from . import roles as ROLES
+
+PREFIX = "versions"
+SCRIPT = "versions"
+UNKNOWN = ("", "unknown")
+# Where the bounce path changed upstream: (version, what happened).
+MARKERS = (
+    ("5.13", "5.13: bouncing dead on HIGHMEM", "(9bb33f24abbd: inverted check)"),
+    ("6.16", "6.16: bounce code removed", "(remove block layer bounce buffering)"),
+)
+# (group, section title, [(metric, job-name pattern or None for every
+# job that has the metric)]). One figure per metric, candidate disk, job
+# and pressure; one table per group.
+HEADLINES = [
+    ("bounced", "Bounced bytes per GiB moved",
+     [("bounced_bytes_per_gib", r"4k-qd1$")]),
+    ("cost", "Cost per bounced bio, probed jobs",
+     [("bounce_submit_us_p50", None), ("bounce_endio_us_p50", None)]),
+    ("latency", "4 KiB QD1 latency",
+     [("read_clat_p99_us", r"randread-4k-qd1$"),
+      ("write_clat_p99_us", r"randwrite-4k-qd1$")]),
+    ("integrity", "Data integrity: bad blocks per integrity job",
+     [("integrity_bad_blocks", None)]),
+]
+SHORT = {"bounce_submit_us_p50": "submit p50", "bounce_endio_us_p50": "completion p50",
+         "read_clat_p99_us": "read p99", "write_clat_p99_us": "write p99"}
+# Units shown scaled (figures and tables).
+DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"),
+                 "B/GiB": (1.0 / (1 << 20), "MiB/GiB")}
+OTHER = "other"
+ROLE_ORDER = list(ROLES.PAIR_ORDER) + [OTHER]
+SIZE = (1000, 560)
+PX_PER_VERSION = 160
+ROLE_OFFSET = 0.15
+COPY = re.compile(r"\.\d+$")
+NOT_MEASURED = "not measured"
+
+
+# --- Debian version order ------------------------------------------------------
+
+def _order(c):
+    if c.isdigit():
+        return 0
+    if c.isalpha():
+        return ord(c)
+    if c == "~":
+        return -1
+    return ord(c) + 256
+
+
+def _verrevcmp(a, b):
+    """dpkg's verrevcmp: non-digit runs compared by _order (~ sorts
+    before everything, even the end), digit runs numerically."""
+    i = j = 0
+    while i < len(a) or j < len(b):
+        first_diff = 0
+        while (i < len(a) and not a[i].isdigit()) or (j < len(b) and not b[j].isdigit()):
+            ac = _order(a[i]) if i < len(a) else 0
+            bc = _order(b[j]) if j < len(b) else 0
+            if ac != bc:
+                return ac - bc
+            i += 1
+            j += 1
+        while i < len(a) and a[i] == "0":
+            i += 1
+        while j < len(b) and b[j] == "0":
+            j += 1
+        while i < len(a) and a[i].isdigit() and j < len(b) and b[j].isdigit():
+            if not first_diff:
+                first_diff = ord(a[i]) - ord(b[j])
+            i += 1
+            j += 1
+        if i < len(a) and a[i].isdigit():
+            return 1
+        if j < len(b) and b[j].isdigit():
+            return -1
+        if first_diff:
+            return first_diff
+    return 0
+
+
+def split_version(version):
+    """(epoch, upstream, revision) of a Debian version."""
+    v = str(version).strip()
+    epoch, _, rest = v.rpartition(":") if ":" in v else ("0", "", v)
+    upstream, dash, revision = rest.rpartition("-")
+    if not dash:
+        upstream, revision = rest, ""
+    try:
+        epoch = int(epoch or 0)
+    except ValueError:
+        epoch = 0
+    return epoch, upstream, revision
+
+
+def upstream(version):
+    """"6.12.118" of "6.12.118-1~deb12u1"."""
+    return split_version(version)[1]
+
+
+def compare(a, b):
+    """<0, 0, >0 as Debian version a sorts before, with, after b
+    (dpkg --compare-versions)."""
+    ea, ua, ra = split_version(a)
+    eb, ub, rb = split_version(b)
+    if ea != eb:
+        return ea - eb
+    return _verrevcmp(ua, ub) or _verrevcmp(ra, rb)
+
+
+version_key = functools.cmp_to_key(compare)
+
+
+def sort_versions(versions):
+    return sorted(set(versions), key=version_key)
+
+
+def known(version):
+    return isinstance(version, str) and version not in UNKNOWN
+
+
+def package_of(release, version):
+    """"linux-source-X.Y" from a kernel release or a Debian version (what
+    Debian names its kernel source packages); "" when neither is known."""
+    for v in (release, upstream(version) if known(version) else ""):
+        m = re.match(r"^(\d+)\.(\d+)", str(v or ""))
+        if m:
+            return f"linux-source-{m.group(1)}.{m.group(2)}"
+    return ""
+
+
+def markers(versions):
+    """[(x, version, label)]: each MARKERS version between the last axis
+    version before it and the first at or after it (x positions are
+    0, 1, ... in version order; a marker before or after every version
+    sits at the axis edge)."""
+    out = []
+    for at, what, why in MARKERS:
+        before = sum(compare(upstream(v), at) < 0 for v in versions)
+        out.append((before - 0.5, at, P._lines(what, why)))
+    return out
+
+
+# --- the rows the version axis reads ---------------------------------------------
+
+def role_of(role):
+    return role if role in ROLES.VARIANT_ROLES else OTHER
+
+
+def is_candidate(disk):
+    return ROLES.disk_role(None, disk) == ROLES.CANDIDATE
+
+
+def headline_metric(metric, job):
+    for _, _, pairs in HEADLINES:
+        for m, pat in pairs:
+            if m == metric and (pat is None or re.search(pat, job)):
+                return True
+    return False
+
+
+def newest_cells(df, order):
+    """The rows of known versions on bounce-candidate disks, each (version,
+    variant, disk, job, pressure) cell from the newest run (order: run_id
+    -> rank by date) that has it: every metric of that run's cell, none
+    of an older run's."""
+    d = df[df["kernel_source_version"].map(known) & df["disk"].map(is_candidate)]
+    if d.empty:
+        return d.assign(_rank=pd.Series(dtype=int))
+    d = d.assign(_rank=d["run_id"].map(order))
+    cell = ["kernel_source_version", "variant", "disk", "job", "pressure"]
+    last = d.groupby(cell, sort=False)["_rank"].transform("max")
+    return d[d["_rank"] == last]
+
+
+def axis(df):
+    """[dict(version, release, package)] of every known source version of
+    the history, in version order."""
+    d = df[df["kernel_source_version"].map(known)]
+    out = []
+    for v in sort_versions(d["kernel_source_version"]):
+        g = d[d["kernel_source_version"] == v]
+        rel = [r for r in g["kernel_release"] if r]
+        pkg = [p for p in g["source_package"] if p]
+        common = sorted(set(rel), key=lambda r: (-rel.count(r), r))
+        out.append(dict(version=v, release=common[0] if common else upstream(v),
+                        package=pkg[0] if pkg else package_of("", v)))
+    return out
+
+
+def _label_key(row):
+    """Point of a role and version: newest run, then a label that is not
+    an A/A copy, then the label."""
+    return (-row["_rank"], bool(COPY.search(row["variant"])), row["variant"])
+
+
+def pick(rows):
+    """The row a point shows among rows of one role and version."""
+    if rows.empty:
+        return None
+    recs = rows.to_dict("records")
+    return sorted(recs, key=_label_key)[0]
+
+
+def roles_present(sel):
+    present = {role_of(r) for r in sel["role"]}
+    return [r for r in ROLE_ORDER if r in present]
+
+
+def scale_of(metric):
+    return DISPLAY_UNITS.get(M.unit(metric), (1.0, M.unit(metric)))
+
+
+# --- figures ------------------------------------------------------------------------
+
+def figure_name(metric, job, disk, pressure):
+    return P._slug(PREFIX, metric, job, disk, pressure)
+
+
+def figure_width(nversions):
+    return max(SIZE[0], nversions * PX_PER_VERSION + 300)
+
+
+def figure_cells(sel):
+    """[(metric, disk, job, pressure)] with a figure: a headline metric
+    that has a value for at least one version."""
+    out = []
+    for _, _, pairs in HEADLINES:
+        for metric, _ in pairs:
+            rows = sel[(sel["metric"] == metric) & sel["median"].notna()]
+            keys = sorted({(r.disk, r.job, r.pressure) for r in rows.itertuples()
+                           if headline_metric(metric, r.job)})
+            out += [(metric, disk, job, pressure) for disk, job, pressure in keys]
+    return out
+
+
+def figure_data(sel, versions, roles, metric, disk, job, pressure):
+    """The data file and gnuplot parameters of one version figure: one
+    block per role with one row per version ("?" where not measured),
+    then the version ticks and the markers."""
+    scale, unit = scale_of(metric)
+    cell = sel[(sel["metric"] == metric) & (sel["disk"] == disk) &
+               (sel["job"] == job) & (sel["pressure"] == pressure)]
+    nr = len(roles)
+    blocks, colors, tops, titles = [], [], [], []
+    for ri, role in enumerate(roles):
+        off = (ri - (nr - 1) / 2) * ROLE_OFFSET
+        lines, shown = [], []
+        for x, v in enumerate(versions):
+            rows = cell[(cell["kernel_source_version"] == v["version"]) &
+                        (cell["role"].map(role_of) == role) & cell["median"].notna()]
+            r = pick(rows)
+            if r is None:
+                lines.append(f"{x + off:.4g} ? ? ? ? \"\"")
+                continue
+            med, lo, hi = (r["median"] * scale, r["ci_low"] * scale, r["ci_high"] * scale)
+            top = hi if np.isfinite(hi) else med
+            tops.append(top)
+            shown.append(r["variant"])
+            lines.append(f"{x + off:.4g} {P._num(med)} {P._num(lo)} {P._num(hi)} "
+                         f"{P._num(top)} {P._q(r['variant'])}")
+        head = (f"{role}: {', '.join(dict.fromkeys(shown))}" if shown
+                else f"{role}: {NOT_MEASURED}")
+        blocks.append(P._q(head) + "\n" + "\n".join(lines))
+        titles.append(P._q(head))
+        colors.append(str(ROLE_ORDER.index(role) + 1))
+    ticks = [f"{x} " + P._q(P._lines(v["release"], v["version"]))
+             for x, v in enumerate(versions)]
+    marks = [f"{x:g} " + P._q(label) for x, _, label in markers([v["version"] for v in versions])]
+    data = "\n\n\n".join(blocks + [P._q("ticks") + "\n" + "\n".join(ticks),
+                                   P._q("markers") + "\n" + "\n".join(marks)]) + "\n"
+    finite = [t for t in tops if np.isfinite(t)]
+    ymax = max(finite) * 1.35 if finite and max(finite) > 0 else 1.0
+    title = (f"{M.label(metric)} across kernel versions\n"
+             f"median of the newest run of each version, 95% bootstrap CI; "
+             f"job {job}, disk {disk}, pressure {pressure}")
+    foot = ("x: kernel source versions in Debian version order; one series per variant "
+            "role, each point labelled with its variant\n"
+            "no point: not measured (never 0); no whisker: fewer than 2 repetitions; "
+            "dashed: 5.13 (bouncing dead on HIGHMEM), 6.16 (bounce code removed)")
+    params = dict(nblocks=len(blocks), title=title, ylabel=f"{M.label(metric)} ({unit})",
+                  footnote=foot, colors=" ".join(colors), titles=" ".join(titles),
+                  xmax=len(versions) - 1,
+                  ymax=float(f"{ymax:.6g}"))
+    return data, params
+
+
+def make_plots(df, order, p):
+    """The version figures of a history into Plotter p (figures of kind
+    "versions"). Nothing with fewer than two known source versions.
+    Returns the number of versions on the axis."""
+    versions = axis(df)
+    if len(versions) < 2:
+        return len(versions)
+    sel = newest_cells(df, order)
+    roles = roles_present(sel)
+    for metric, disk, job, pressure in figure_cells(sel):
+        data, params = figure_data(sel, versions, roles, metric, disk, job, pressure)
+        p.render(SCRIPT, figure_name(metric, job, disk, pressure), data, params,
+                 f"{M.label(metric)} across kernel versions: {job}, {disk}, "
+                 f"pressure {pressure}", group_of(metric),
+                 width=figure_width(len(versions)))
+    return len(versions)
+
+
+def group_of(metric):
+    for group, title, pairs in HEADLINES:
+        if metric in {m for m, _ in pairs}:
+            return title
+    return metric
+
+
+# --- history.md ----------------------------------------------------------------------
+
+def _total(rows, metric):
+    """Sum of the per-repetition values of a metric over rows (None when
+    no row has it)."""
+    sel = rows[rows["metric"] == metric]
+    if sel.empty:
+        return None
+    return float(sum(sel["values"].map(_sum_values)))
+
+
+def _sum_values(text):
+    return sum(float(x) for x in str(text).split(";") if x) if isinstance(text, str) else 0.0
+
+
+def _cell_text(row, scale):
+    if row is None or not np.isfinite(row["median"]):
+        return NOT_MEASURED
+    text = REP.fmt(row["median"] * scale)
+    if np.isfinite(row["ci_low"]) and np.isfinite(row["ci_high"]):
+        text += f" [{REP.fmt(row['ci_low'] * scale)}, {REP.fmt(row['ci_high'] * scale)}]"
+    return text
+
+
+def _labels(sel, versions):
+    """[(version dict, label, role)] in version, role, label order."""
+    out = []
+    for v in versions:
+        g = sel[sel["kernel_source_version"] == v["version"]]
+        pairs = g[["variant", "role"]].drop_duplicates("variant")
+        ranked = sorted(pairs.itertuples(index=False),
+                        key=lambda r: (ROLE_ORDER.index(role_of(r.role)), r.variant))
+        out += [(v, r.variant, role_of(r.role)) for r in ranked]
+    return out
+
+
+def _vname(v, label):
+    return f"{v['release']} {label}"
+
+
+def reading(sel, labels):
+    """The one-line readings: which versions bounce, which corrupt data."""
+    bounced, none, absent = [], [], []
+    corrupt, clean, untested = [], [], []
+    for v, label, _ in labels:
+        g = sel[(sel["kernel_source_version"] == v["version"]) & (sel["variant"] == label)]
+        perf = g[g["job"].map(lambda j: bool(re.search(r"4k-qd1$", j)))]
+        bb = perf[perf["metric"] == "bounced_bytes_per_gib"]["median"].dropna()
+        bios = _total(g, "bounces")
+        if not len(bb) and bios is None:
+            absent.append(_vname(v, label))
+        elif (bb.max() > 0) if len(bb) else (bios > 0):
+            what = [f"{REP.fmt(bb.max() / (1 << 20))} MiB/GiB"] if len(bb) else []
+            what += [f"{bios:.0f} bios in all"] if bios is not None else []
+            bounced.append(f"{_vname(v, label)} ({', '.join(what)})")
+        else:
+            none.append(_vname(v, label))
+        bad = _total(g, "integrity_bad_blocks")
+        checked = _total(g, "integrity_checked_blocks")
+        ibios = _total(g[g["job"].isin(set(g[g["metric"] == "integrity_bad_blocks"]["job"]))],
+                       "bounces")
+        if bad is None:
+            untested.append(_vname(v, label))
+            continue
+        what = f"{bad:.0f} bad of {checked or 0:.0f} checked"
+        what += f", {ibios:.0f} bios bounced" if ibios is not None else ", bounces not counted"
+        (corrupt if bad > 0 else clean).append(f"{_vname(v, label)} ({what})")
+    out = []
+    line = ("Bouncing (bytes: 4 KiB QD1 jobs; bios: every job and repetition "
+            "on the candidate disks): ")
+    parts = []
+    if bounced:
+        parts.append("bounces on " + "; ".join(bounced))
+    if none:
+        parts.append("none counted on " + ", ".join(none))
+    if absent:
+        parts.append("not measured (no bounce tracepoint) on " + ", ".join(absent))
+    out.append(line + ("; ".join(parts) if parts else NOT_MEASURED) + ".")
+    parts = []
+    if corrupt:
+        parts.append("**bad blocks** on " + "; ".join(corrupt))
+    if clean:
+        parts.append("none on " + "; ".join(clean))
+    if untested:
+        parts.append(NOT_MEASURED + " on " + ", ".join(untested))
+    out.append("Integrity (integrity jobs, every repetition): " + "; ".join(parts) + ".")
+    return out
+
+
+def table(sel, labels, pairs):
+    """(header, rows) of one headline group: a row per version and label,
+    a column per (metric, disk, job, pressure) that has a value for some
+    version."""
+    cols = []
+    for metric, _ in pairs:
+        rows = sel[(sel["metric"] == metric) & sel["median"].notna()]
+        cols += [(metric, r.disk, r.job, r.pressure) for r in
+                 rows[["disk", "job", "pressure"]].drop_duplicates().sort_values(
+                     ["disk", "job", "pressure"]).itertuples()
+                 if headline_metric(metric, r.job)]
+    if not cols:
+        return None, []
+    pressures = {c[3] for c in cols}
+    header = ["version", "Debian", "variant", "role"]
+    for metric, disk, job, pressure in cols:
+        name = f"{disk} {job}"
+        if metric in SHORT:
+            name += f" {SHORT[metric]}"
+        if len(pressures) > 1:
+            name += f" ({pressure})"
+        header.append(name)
+    header.append("run")
+    out = []
+    for v, label, role in labels:
+        g = sel[(sel["kernel_source_version"] == v["version"]) & (sel["variant"] == label)]
+        row = [v["release"], v["version"], label, role]
+        runs = []
+        for metric, disk, job, pressure in cols:
+            hit = g[(g["metric"] == metric) & (g["disk"] == disk) & (g["job"] == job) &
+                    (g["pressure"] == pressure)]
+            r = pick(hit)
+            row.append(_cell_text(r, scale_of(metric)[0]))
+            if r is not None:
+                runs.append(r["run_id"])
+        row.append(", ".join(dict.fromkeys(runs)) or "-")
+        out.append(row)
+    return header, out
+
+
+def report_lines(df, order, figures, link):
+    """The "Across kernel versions" section of history.md. figures: the
+    Plotter's figures of kind "versions"; link(figure) -> markdown."""
+    versions = axis(df)
+    out = ["## Across kernel versions", ""]
+    if len(versions) < 2:
+        have = (f"one kernel source version ({versions[0]['version']})" if versions
+                else "no known kernel source version")
+        out += [f"The history holds {have}: the figures across kernel versions need "
+                "at least two (`./run.sh versions` boots 5.10, 6.1, 6.12 and 7.2 "
+                "side by side).", ""]
+        return out
+    sel = newest_cells(df, order)
+    labels = _labels(sel, versions)
+    out += [f"{len(versions)} kernel source versions, in Debian version order: "
+            + ", ".join(f"{v['version']} ({v['package']})" for v in versions) + ".",
+            "",
+            "Bounce-candidate disks only; each version, variant and cell from the newest "
+            "run that has it (the run column); median of its repetitions with the 95 % "
+            "bootstrap CI of the median in brackets. \"not measured\": the variant did "
+            "not run that cell, or its kernel has nothing to count there (no bounce "
+            "tracepoint after the series, no bounced bio to time); it is never a 0. "
+            "Bouncing died on HIGHMEM in 5.13 (commit 9bb33f24abbd inverted the check "
+            "in `blk_queue_may_bounce()`) and the bounce code was removed in 6.16; the "
+            "figures mark both.", ""]
+    if sel.empty or not labels:
+        out += ["No bounce-candidate disk was measured.", ""]
+        return out
+    out += reading(sel, labels) + [""]
+    for group, title, pairs in HEADLINES:
+        header, rows = table(sel, labels, pairs)
+        units = sorted({scale_of(m)[1] for m, _ in pairs})
+        out += [f"### {title} ({', '.join(units)})", ""]
+        if header is None:
+            out += [f"{NOT_MEASURED.capitalize()} on any version.", ""]
+            continue
+        out += [REP._table(header, rows), ""]
+        for f in (f for f in figures if f["group"] == title):
+            out += [link(f), ""]
+    return out

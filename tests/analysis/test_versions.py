@@ -1,0 +1,490 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The history across kernel versions (analysis/versions.py, bench/history
+plot): Debian version order, the markers, the version figures' data files,
+"not measured" never turning into 0, and history.csv files written before
+the per-label kernel columns.
+
+Two kinds of input: history rows for four bases made from the real rows
+of fixtures/versions/history-old.csv (6.12.118, written by bench/history
+before the base axis; each variant's rows copied to the labels of the
+other bases, with the run dates out of version order), and a run folder
+that boots all four bases (build-info.json of fixtures/versions)."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+import pandas as pd
+
+import helpers as H
+from analysis import history, versions as V
+from test_history import blocks
+from test_plots import png_size
+
+OLD_CSV = os.path.join(H.VERSIONS_FIXTURES, "history-old.csv")
+# the history.csv columns before the base axis (the fixture's header)
+OLD_COLUMNS = ["run_id", "started", "kernel_source_version", "kernel_release",
+               "git_revision", "accel", "icount", "memhog_mb", "variant",
+               "kernel_variant", "disk", "job", "pressure", "metric", "unit", "n",
+               "median", "ci_low", "ci_high", "values"]
+DISK = "ram-bounce"
+JOB = "lat-randread-4k-qd1"
+# label -> (copied from the 6.12 variant, package, Debian version, release,
+# role, run id, run date). The run dates are not in version order.
+BASES = {
+    "5.10/stock": ("pre-fixed", "linux-source-5.10", "5.10.262-1", "5.10.262",
+                   "bounce", "versions-b", "2026-12-20T06:00:00Z"),
+    "6.1/stock": ("pre", "linux-source-6.1", "6.1.192-3", "6.1.192",
+                  "baseline", "versions-b", "2026-12-20T06:00:00Z"),
+    "6.1/fixed": ("pre-fixed", "linux-source-6.1", "6.1.192-3", "6.1.192",
+                  "bounce", "versions-b", "2026-12-20T06:00:00Z"),
+    "7.2/upstream": ("post", "linux-source-7.2", "7.2.13-1", "7.2.13",
+                     "removed", "versions-a", "2026-11-01T06:00:00Z"),
+}
+VERSION_ORDER = ["5.10.262-1", "6.1.192-3", "6.12.118-1~deb12u1", "7.2.13-1"]
+ROLES = ["bounce", "baseline", "removed"]
+# the newer 6.12 pre-fixed value (versions-b also boots pre-fixed)
+NEWER = 2.0
+
+
+def old_rows():
+    return pd.read_csv(OLD_CSV, dtype=str, keep_default_na=False)
+
+
+def four_versions():
+    """history.csv rows (strings, as on disk): the fixture's 6.12 run, the
+    four bases, and pre-fixed again in the newest run with medians (and
+    values) scaled by NEWER."""
+    old = old_rows()
+    parts = [old]
+    for label, (src, pkg, ver, rel, role, run, started) in BASES.items():
+        g = old[old["variant"] == src].copy()
+        g = g.assign(variant=label, kernel_variant=label, source_package=pkg,
+                     kernel_source_version=ver, kernel_release=rel, role=role,
+                     run_id=run, started=started, source_suite="")
+        parts.append(g)
+    newer = old[old["variant"] == "pre-fixed"].copy()
+    for col in ("median", "ci_low", "ci_high"):
+        newer[col] = (pd.to_numeric(newer[col]) * NEWER).map(lambda x: f"{x:.10g}")
+    newer["values"] = newer["values"].map(
+        lambda v: ";".join(f"{float(x) * NEWER:.10g}" for x in v.split(";")))
+    newer = newer.assign(run_id="versions-b", started="2026-12-20T06:00:00Z")
+    parts.append(newer)
+    return pd.concat(parts, ignore_index=True)
+
+
+def write_history(hdir, rows):
+    os.makedirs(hdir, exist_ok=True)
+    rows.to_csv(history.history_path(hdir), index=False)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+class Order(unittest.TestCase):
+    PAIRS = [("5.10.262-1", "6.1.192-3"), ("6.1.176-1", "6.1.192-3"),
+             ("6.1.192-3", "6.12.118-1~deb12u1"), ("6.12.118-1~deb12u1", "6.12.118-1"),
+             ("6.12.118-1", "6.12.120-1~deb12u1"), ("6.12.120-1~deb12u1", "7.2.13-1"),
+             ("7.2.13-1", "1:4.19.0-1"), ("6.16~rc1-1", "6.16-1"), ("6.16", "6.16.1"),
+             ("5.10.262-1", "5.10.262-1+b1")]
+
+    def test_pairs(self):
+        for a, b in self.PAIRS:
+            self.assertLess(V.compare(a, b), 0, (a, b))
+            self.assertGreater(V.compare(b, a), 0, (b, a))
+            self.assertEqual(V.compare(a, a), 0)
+
+    @unittest.skipUnless(shutil.which("dpkg"), "no dpkg")
+    def test_same_as_dpkg(self):
+        for a, b in self.PAIRS:
+            res = subprocess.run(["dpkg", "--compare-versions", a, "lt", b])
+            self.assertEqual(res.returncode, 0, (a, b))
+
+    def test_sort_is_not_text_order(self):
+        shuffled = ["7.2.13-1", "6.12.118-1~deb12u1", "6.9.12-1", "5.10.262-1", "6.1.192-3"]
+        want = ["5.10.262-1", "6.1.192-3", "6.9.12-1", "6.12.118-1~deb12u1", "7.2.13-1"]
+        self.assertEqual(V.sort_versions(shuffled), want)
+        self.assertNotEqual(sorted(shuffled), want)
+
+    def test_upstream_and_package(self):
+        self.assertEqual(V.upstream("1:6.12.118-1~deb12u1"), "6.12.118")
+        self.assertEqual(V.package_of("", "5.10.262-1"), "linux-source-5.10")
+        self.assertEqual(V.package_of("6.1.192", "unknown"), "linux-source-6.1")
+        self.assertEqual(V.package_of("", "unknown"), "")
+
+
+class Markers(unittest.TestCase):
+    def test_four_versions(self):
+        m = V.markers(VERSION_ORDER)
+        self.assertEqual([(x, at) for x, at, _ in m], [(0.5, "5.13"), (2.5, "6.16")])
+        self.assertIn("9bb33f24abbd", m[0][2])
+        self.assertIn("removed", m[1][2])
+
+    def test_at_the_edges(self):
+        m = V.markers(["6.12.118-1~deb12u1", "7.2.13-1"])
+        self.assertEqual([x for x, _, _ in m], [-0.5, 0.5])
+        m = V.markers(["5.10.262-1", "6.12.118-1"])
+        self.assertEqual([x for x, _, _ in m], [0.5, 1.5])
+
+
+class OldHistory(unittest.TestCase):
+    """history.csv written before source_package, source_suite and role."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.hdir = os.path.join(self.tmp.name, "history")
+        os.makedirs(self.hdir)
+        shutil.copy(OLD_CSV, history.history_path(self.hdir))
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_fixture_is_old(self):
+        self.assertEqual(list(old_rows().columns), OLD_COLUMNS)
+
+    def test_loads_filled(self):
+        df = history.load(self.hdir)
+        self.assertEqual(list(df.columns), history.HISTORY_COLUMNS)
+        self.assertEqual(len(df), len(old_rows()))
+        self.assertEqual(set(df["source_package"]), {"linux-source-6.12"})
+        self.assertEqual(set(df["source_suite"]), {""})
+        roles = dict(zip(df["variant"], df["role"]))
+        self.assertEqual(roles, {"pre": "baseline", "pre-fixed": "bounce", "post": "removed"})
+        # the old columns keep their values
+        old = old_rows()
+        self.assertEqual(list(df["kernel_source_version"]), list(old["kernel_source_version"]))
+        self.assertTrue(np.allclose(df["median"], pd.to_numeric(old["median"])))
+
+    def test_older_still(self):
+        # a table without kernel_release or kernel_variant either
+        rows = old_rows().drop(columns=["kernel_release", "kernel_variant", "git_revision"])
+        write_history(self.hdir, rows)
+        df = history.load(self.hdir)
+        self.assertEqual(set(df["kernel_release"]), {""})
+        self.assertEqual(list(df["kernel_variant"]), list(df["variant"]))
+        self.assertEqual(set(df["git_revision"]), {"unknown"})
+        self.assertEqual(set(df["source_package"]), {"linux-source-6.12"})
+
+    def test_required_columns(self):
+        write_history(self.hdir, old_rows().drop(columns=["median"]))
+        with self.assertRaisesRegex(history.HistoryError, "missing columns median"):
+            history.load(self.hdir)
+
+    def test_plot_and_save(self):
+        df, _, p = history.plot(self.hdir, n_boot=200)
+        self.assertEqual(p.errors, [])
+        text = read(os.path.join(self.hdir, history.REPORT_FILE))
+        self.assertIn("## Across kernel versions", text)
+        self.assertIn("one kernel source version (6.12.118-1~deb12u1)", text)
+        self.assertFalse([f for f in p.figures if f["kind"] == V.SCRIPT])
+        self.assertTrue([f for f in p.figures if f["kind"] == "history"])
+        # saved again (a run added), the table has every column
+        history.save(df, self.hdir)
+        with open(history.history_path(self.hdir), encoding="utf-8") as f:
+            self.assertEqual(f.readline().strip().split(","), history.HISTORY_COLUMNS)
+
+
+class FourVersions(unittest.TestCase):
+    """Synthetic history rows of four bases, plotted."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.hdir = os.path.join(cls.tmp.name, "history")
+        write_history(cls.hdir, four_versions())
+        cls.df, cls.ch, cls.p = history.plot(cls.hdir, n_boot=200)
+        cls.text = read(os.path.join(cls.hdir, history.REPORT_FILE))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def data(self, metric, job=JOB, disk=DISK):
+        name = V.figure_name(metric, job, disk, "none")
+        return dict(blocks(os.path.join(self.hdir, "plots", "data", name + ".dat")))
+
+    def rows(self, block):
+        """[(x, median, label)] of a role block ("?" kept)."""
+        return [(float(r.split()[0]), r.split()[1], r.split()[-1].strip('"')) for r in block]
+
+    def role_block(self, data, role):
+        hits = [rows for head, rows in data.items() if head.startswith(role + ":")]
+        self.assertEqual(len(hits), 1, (role, list(data)))
+        return hits[0]
+
+    def test_no_errors(self):
+        self.assertEqual(self.p.errors, [])
+
+    def test_axis_in_version_order(self):
+        self.assertEqual([v["version"] for v in V.axis(self.df)], VERSION_ORDER)
+        ticks = self.data("bounced_bytes_per_gib")["ticks"]
+        self.assertEqual(len(ticks), 4)
+        for i, (tick, version) in enumerate(zip(ticks, VERSION_ORDER)):
+            self.assertTrue(tick.startswith(f"{i} "), tick)
+            self.assertIn(version, tick)
+
+    def test_one_row_per_version_and_role(self):
+        for metric in ("bounced_bytes_per_gib", "read_clat_p99_us"):
+            data = self.data(metric)
+            self.assertEqual([h.split(":")[0] for h in data][:3], ROLES)
+            for role in ROLES:
+                rows = self.rows(self.role_block(data, role))
+                self.assertEqual(len(rows), len(VERSION_ORDER), (metric, role))
+                # in version order, a role's points a little off the version's x
+                self.assertEqual([round(x) for x, _, _ in rows], [0, 1, 2, 3])
+
+    def test_points(self):
+        data = self.data("bounced_bytes_per_gib")
+        bounce = self.rows(self.role_block(data, "bounce"))
+        self.assertEqual([label for _, _, label in bounce],
+                         ["5.10/stock", "6.1/fixed", "pre-fixed", ""])
+        self.assertEqual([float(m) for _, m, _ in bounce[:3]], [1024.0, 1024.0, 1024.0 * NEWER])
+        base = self.rows(self.role_block(data, "baseline"))
+        # 6.1/stock and pre bounce nothing: a measured 0
+        self.assertEqual([(m, label) for _, m, label in base],
+                         [("?", ""), ("0", "6.1/stock"), ("0", "pre"), ("?", "")])
+
+    def test_missing_stays_missing(self):
+        data = self.data("bounced_bytes_per_gib")
+        removed = self.rows(self.role_block(data, "removed"))
+        # post and 7.2/upstream have no bounce tracepoint: never a 0
+        self.assertEqual([m for _, m, _ in removed], ["?"] * 4)
+        self.assertIn("removed: not measured", data)
+        t = V.newest_cells(self.df, history._run_order(self.df))
+        self.assertFalse(len(t[(t["variant"] == "7.2/upstream") &
+                               (t["metric"] == "bounced_bytes_per_gib")]))
+        row = [line for line in self.text.splitlines() if line.startswith("| 7.2.13 |")]
+        self.assertTrue(row)
+        self.assertIn("not measured", row[0])
+        self.assertNotIn("| 0 ", row[0])
+
+    def test_newest_run_wins(self):
+        # pre-fixed is in the fixture's run and (scaled) in versions-b
+        lat = self.rows(self.role_block(self.data("read_clat_p99_us"), "bounce"))
+        old = old_rows()
+        sel = old[(old["variant"] == "pre-fixed") & (old["metric"] == "read_clat_p99_us") &
+                  (old["job"] == JOB)]
+        self.assertAlmostEqual(float(lat[2][1]), float(sel["median"].iloc[0]) * NEWER, places=2)
+        self.assertIn("| 6.12.118 | 6.12.118-1~deb12u1 | pre-fixed | bounce |", self.text)
+        row = [line for line in self.text.splitlines()
+               if line.startswith("| 6.12.118 | 6.12.118-1~deb12u1 | pre-fixed |")][0]
+        self.assertTrue(row.rstrip(" |").endswith("versions-b"), row)
+
+    def test_markers(self):
+        marks = self.data("bounced_bytes_per_gib")["markers"]
+        self.assertEqual([float(m.split()[0]) for m in marks], [0.5, 2.5])
+        self.assertIn("5.13", marks[0])
+        self.assertIn("6.16", marks[1])
+
+    def test_figures(self):
+        figs = {f["name"]: f for f in self.p.figures if f["kind"] == V.SCRIPT}
+        expect = {V.figure_name(m, j, DISK, "none") for m, j in (
+            ("bounced_bytes_per_gib", JOB), ("read_clat_p99_us", JOB),
+            ("integrity_bad_blocks", "integrity-direct-512-qd8"))}
+        self.assertEqual(set(figs), expect)
+        for f in figs.values():
+            self.assertTrue(f["name"].startswith("versions-"))
+            self.assertEqual(png_size(f["png"]), (V.figure_width(4), V.SIZE[1]))
+            self.assertIn("<svg", read(f["svg"])[:2000])
+            self.assertIn(f"]({os.path.relpath(f['png'], self.hdir)})", self.text)
+        # nothing drawn for what no version measured (no probed job here)
+        self.assertNotIn("versions-bounce_submit", " ".join(figs))
+
+    def test_section(self):
+        sec = self.text.split("## Across kernel versions", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("5.10.262-1 (linux-source-5.10)", sec)
+        bounce = [line for line in sec.splitlines() if line.startswith("Bouncing")][0]
+        self.assertIn("bounces on 5.10.262 5.10/stock", bounce)
+        self.assertIn("none counted on 6.1.192 6.1/stock", bounce)
+        self.assertIn("not measured (no bounce tracepoint) on", bounce)
+        self.assertIn("7.2.13 7.2/upstream", bounce)
+        integ = [line for line in sec.splitlines() if line.startswith("Integrity")][0]
+        # sums over the 6 repetitions; pre-fixed from the newest run (scaled)
+        self.assertIn("**bad blocks** on 5.10.262 5.10/stock (10752 bad of 12288 checked, "
+                      "24576 bios bounced)", integ)
+        self.assertIn("6.12.118 pre-fixed (21504 bad of 24576 checked", integ)
+        self.assertIn("none on 6.1.192 6.1/stock (0 bad of 12288 checked, 0 bios bounced)",
+                      integ)
+        self.assertIn("7.2.13 7.2/upstream (0 bad of 12288 checked, bounces not counted)",
+                      integ)
+        self.assertIn("### Cost per bounced bio", sec)
+        self.assertIn("Not measured on any version.", sec)
+        for v in VERSION_ORDER:
+            self.assertIn(v, sec)
+
+    def test_versions_table(self):
+        sec = self.text.split("## Kernel source versions", 1)[1].split("\n## ", 1)[0]
+        lines = [line for line in sec.splitlines() if line.startswith("| linux-source")]
+        self.assertEqual([line.split(" | ")[1] for line in lines], VERSION_ORDER)
+
+    def test_one_version_no_figures(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            hdir = os.path.join(tmp, "h")
+            rows = four_versions()
+            write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
+            _, _, p = history.plot(hdir, n_boot=200)
+            self.assertFalse([f for f in p.figures if f["kind"] == V.SCRIPT])
+            self.assertIn("one kernel source version (7.2.13-1)",
+                          read(os.path.join(hdir, history.REPORT_FILE)))
+            # figures of an earlier plot are removed
+            write_history(hdir, rows)
+            history.plot(hdir, n_boot=200)
+            self.assertTrue([n for n in os.listdir(os.path.join(hdir, "plots"))
+                             if n.startswith("versions-")])
+            write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
+            history.plot(hdir, n_boot=200)
+            self.assertFalse([n for n in os.listdir(os.path.join(hdir, "plots"))
+                              if n.startswith("versions-") and n.endswith(".png")])
+
+
+# The run: every base on usb-pio, 2 repetitions, interleaved. label ->
+# (bounced bios per job, probe (submit µs, completion µs) or None, bad
+# blocks in the integrity job). 7.2/upstream and post have no bounce code.
+RUN = {
+    "5.10/stock": (300, (9.0, 11.0), 0),
+    "6.1/stock": (0, None, 0),
+    "6.1/fixed": (300, (10.0, 12.0), 700),
+    "pre": (0, None, 0),
+    "pre-fixed": (300, (8.0, 13.0), 1792),
+    "post": ("absent", "absent", 0),
+    "7.2/upstream": ("absent", "absent", 0),
+}
+RUN_ROLES = {"5.10/stock": "bounce", "6.1/stock": "baseline", "6.1/fixed": "bounce",
+             "pre": "baseline", "pre-fixed": "bounce", "post": "removed",
+             "7.2/upstream": "removed"}
+
+
+def versions_run(root, reps=2):
+    boots = []
+    for rep in range(1, reps + 1):
+        for label, (bounces, probe, bad) in RUN.items():
+            jobs = [dict(device="usb", job=JOB, bounces=bounces),
+                    dict(device="usb", job=JOB, bounces=bounces,
+                         probe=(probe + (bounces,)) if isinstance(probe, tuple)
+                         else ("absent" if probe == "absent" else ())),
+                    dict(device="usb", job="integrity-direct-512-qd8", template="virtio",
+                         bounces=bounces, integrity_bad=bad)]
+            boots.append(dict(variant=label, disk="usb-pio", pressure="none", rep=rep,
+                              jobs=jobs))
+    H.make_run(root, boots)
+    meta = {"run_id": os.path.basename(root), "status": "complete",
+            "started": "2026-12-21T06:00:00Z", "git_revision": "abc1234", "accel": "tcg",
+            "icount": "", "memhog_mb": 1088, "roles": RUN_ROLES,
+            # the default base: it names no other base's version
+            "kernel_source_package": "linux-source-6.12",
+            "kernel_source_version": "6.12.118-1~deb12u1"}
+    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    return root
+
+
+class VersionsRun(unittest.TestCase):
+    """One run folder that boots all four bases (./run.sh versions)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.run_dir = versions_run(os.path.join(cls.tmp.name, "results", "versions-1"))
+        cls.hdir = os.path.join(cls.tmp.name, "history")
+        cls.add = subprocess.run([os.path.join(H.ROOT, "bench", "history"), "--resamples",
+                                  "200", "--history-dir", cls.hdir, "add", cls.run_dir],
+                                 capture_output=True, text=True, timeout=600)
+        cls.plot = subprocess.run([os.path.join(H.ROOT, "bench", "history"), "--resamples",
+                                   "200", "--history-dir", cls.hdir, "plot"],
+                                  capture_output=True, text=True, timeout=600)
+        cls.df = history.load(cls.hdir)
+        cls.text = read(os.path.join(cls.hdir, history.REPORT_FILE))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_cli(self):
+        self.assertEqual(self.add.returncode, 0, self.add.stderr)
+        self.assertEqual(self.plot.returncode, 0, self.plot.stdout + self.plot.stderr)
+        self.assertIn("4 kernel source version(s)", self.plot.stdout)
+
+    def test_boot_folders(self):
+        names = os.listdir(os.path.join(self.run_dir, "boots"))
+        self.assertIn("001-5.10_stock-usb-pio-none-r1", names)
+
+    def test_identity_per_label(self):
+        ident = self.df.drop_duplicates("variant").set_index("variant")
+        expect = {
+            "5.10/stock": ("linux-source-5.10", "5.10.262-1", "bullseye-security", "5.10.262"),
+            "6.1/fixed": ("linux-source-6.1", "6.1.192-3", "bookworm", "6.1.192"),
+            "7.2/upstream": ("linux-source-7.2", "7.2.13-1", "sid", "7.2.13"),
+            "pre": ("linux-source-6.12", "6.12.118-1~deb12u1", "", "6.12.118"),
+        }
+        for label, want in expect.items():
+            got = tuple(ident.loc[label, c] for c in ("source_package",
+                        "kernel_source_version", "source_suite", "kernel_release"))
+            self.assertEqual(got, want, label)
+        self.assertEqual(dict(zip(ident.index, ident["role"])), RUN_ROLES)
+        self.assertEqual(ident.loc["6.1/stock", "kernel_variant"], "6.1/stock")
+
+    def test_meta_fallback(self):
+        # boots without build-info.json: meta.json "kernels", then the
+        # run's own version only for a label of the default base's package
+        run = os.path.join(self.tmp.name, "nobuild")
+        shutil.copytree(self.run_dir, run)
+        for b in os.listdir(os.path.join(run, "boots")):
+            os.remove(os.path.join(run, "boots", b, "build-info.json"))
+        meta = H.read_json(os.path.join(run, "meta.json"))
+        meta["kernels"] = {"5.10/stock": H.read_json(H.BUILD_INFO["5.10/stock"])}
+        H.write_text(os.path.join(run, "meta.json"), json.dumps(meta) + "\n")
+        rows = history.read_run(run, n_boot=100)
+        got = rows.drop_duplicates("variant").set_index("variant")["kernel_source_version"]
+        self.assertEqual(got["5.10/stock"], "5.10.262-1")
+        self.assertEqual(got["pre"], "6.12.118-1~deb12u1")
+
+    def test_plot_data(self):
+        name = V.figure_name("bounce_submit_us_p50", JOB + "+probe", "usb-pio", "none")
+        data = dict(blocks(os.path.join(self.hdir, "plots", "data", name + ".dat")))
+        bounce = [r.split() for r in data["bounce: 5.10/stock, 6.1/fixed, pre-fixed"]]
+        self.assertEqual([float(r[1]) for r in bounce[:3]], [9.0, 10.0, 8.0])
+        self.assertEqual(bounce[3][1], "?")
+        # nothing bounced on the baselines, nothing to time: not measured
+        self.assertIn("baseline: not measured", data)
+        self.assertIn("removed: not measured", data)
+        self.assertEqual(len(data["ticks"]), 4)
+
+    def test_reading(self):
+        bounce = [line for line in self.text.splitlines() if line.startswith("Bouncing")][0]
+        # 300 bios of 4 KiB per job, 3 jobs, 2 repetitions
+        self.assertIn("5.10.262 5.10/stock (554.5 MiB/GiB, 1800 bios in all)", bounce)
+        self.assertIn("none counted on 6.1.192 6.1/stock, 6.12.118 pre;", bounce)
+        integ = [line for line in self.text.splitlines() if line.startswith("Integrity")][0]
+        self.assertIn("**bad blocks** on 6.1.192 6.1/fixed (1400 bad of", integ)
+        self.assertIn("6.12.118 pre-fixed (3584 bad of", integ)
+        self.assertIn("5.10.262 5.10/stock (0 bad of", integ)
+
+
+
+class StandaloneScript(unittest.TestCase):
+    def test_versions_script_alone(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            data = os.path.join(tmp, "d.dat")
+            H.write_text(data, '"bounce: a"\n0 10 9 11 11 "a"\n1 ? ? ? ? ""\n\n\n'
+                         '"removed: not measured"\n0 ? ? ? ? ""\n1 ? ? ? ? ""\n\n\n'
+                         '"ticks"\n0 "5.10.262"\n1 "7.2.13"\n\n\n'
+                         '"markers"\n0.5 "5.13"\n0.5 "6.16"\n')
+            for ext in ("png", "svg"):
+                out = os.path.join(tmp, "o." + ext)
+                res = subprocess.run(
+                    ["gnuplot", "-e", f"datafile='{data}'; outfile='{out}'; nblocks=2; "
+                     "title='t'; width=640; height=400; xmax=1; ymax=15; "
+                     "titles='\"bounce: a\" \"removed: not measured\"'",
+                     os.path.join(H.ROOT, "plots", "versions.gp")],
+                    capture_output=True, text=True)
+                self.assertEqual(res.returncode, 0, res.stderr)
+                self.assertGreater(os.path.getsize(out), 0)
+            self.assertEqual(png_size(os.path.join(tmp, "o.png")), (640, 400))
+
+
+if __name__ == "__main__":
+    unittest.main()

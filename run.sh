@@ -19,6 +19,8 @@ usage: ./run.sh COMMAND [ARGS...]
 commands:
   deps                  install the Debian packages the lab needs (idempotent)
   build [VARIANT...]    build the guest kernels (default: all variants)
+  fetch BASE...         fetch kernel bases' Debian source packages into the
+                        cache (kernels/bases; the host's apt is not touched)
   guest                 build the guest initramfs (busybox, static fio, helpers)
   boot-test [VARIANT...]
                         boot each kernel in QEMU with a busybox initramfs and
@@ -49,6 +51,12 @@ cmd_build()
 	bl_check_variants "$@"
 	bl_deps_install $BL_DEPS_KERNEL
 	"$BL_ROOT/kernels/build" "$@"
+}
+
+cmd_fetch()
+{
+	bl_deps_install $BL_DEPS_FETCH
+	"$BL_ROOT/kernels/fetch-base" "$@"
 }
 
 cmd_guest()
@@ -147,6 +155,7 @@ main()
 	case $cmd in
 	deps)		cmd_deps "$@" ;;
 	build)		cmd_build "$@" ;;
+	fetch)		cmd_fetch "$@" ;;
 	guest)		cmd_guest "$@" ;;
 	boot-test)	cmd_boot_test "$@" ;;
 	variants)	cmd_variants "$@" ;;

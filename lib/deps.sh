@@ -3,8 +3,12 @@
 # Source it after lib/common.sh.
 
 # What each part of the lab runs on the host.
+# kernels/fetch-base: apt downloads the other bases' source packages
+# (lib/bases.sh) and checks them against the Debian archive keyring;
+# ca-certificates for a BOUNCELAB_DEBIAN_MIRROR that is https.
+BL_DEPS_FETCH="apt dpkg debian-archive-keyring ca-certificates"
 BL_DEPS_KERNEL="linux-source-6.12 gcc make ccache flex bison bc libelf-dev
-	libssl-dev xz-utils patch perl python3"
+	libssl-dev xz-utils patch perl python3 $BL_DEPS_FETCH"
 BL_DEPS_BOOT="qemu-system-x86 cpio gzip"
 # qemu-user: runs the guest's i386 binaries on hosts without IA32 emulation.
 BL_DEPS_GUEST="gcc-multilib dpkg-dev file qemu-user"

@@ -6,7 +6,10 @@
 # A suite that dies without its summary line counts as one failure, and so
 # does one that exits non-zero while its summary line says 0 failed.
 #
-#   tests/run-all.sh [SUITE...]     (default: all, in the order below)
+#   tests/run-all.sh [SUITE...]     (default: all of ORDER below)
+#
+# Suites in SUITES but not in ORDER run only when named: versions fetches
+# the other kernel bases over the network (~430 MB).
 set -uo pipefail
 
 . "$(dirname "$0")/../lib/common.sh"
@@ -20,6 +23,7 @@ declare -A SUITES=(
 	[boot]="$BL_ROOT/tests/boot-test.sh"
 	[guest]="$BL_ROOT/tests/guest-test.sh"
 	[compare]="$BL_ROOT/tests/compare-test.sh"
+	[versions]="$BL_ROOT/tests/versions-test.sh"
 )
 ORDER=(helpers analysis scripts build patches boot guest compare)
 

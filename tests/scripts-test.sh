@@ -571,7 +571,106 @@ test_lab_description()
 		t_fail "the check finds a serial written into lib/" "exit $rc" "$hits"
 }
 
-t_plan 29
+# --- lib/bases.sh and kernels/fetch-base, offline -------------------------
+
+# bases CODE: CODE run with lib/bases.sh sourced, in a subshell; its
+# output and errors on stdout.
+bases()
+{
+	( . "$BL_ROOT/lib/bases.sh"; eval "$1" ) 2>&1
+}
+
+# What must not change on the host whatever a fetch does: every file under
+# /etc/apt (names, kinds, contents) and dpkg's foreign architectures.
+host_apt_state()
+{
+	find /etc/apt -printf '%p %y %m %l\n' 2>&1 | sort
+	find /etc/apt -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum 2>&1
+	dpkg --print-foreign-architectures 2>&1
+}
+
+test_bases()
+{
+	local out rc table pinned
+
+	out=$(bases 'bl_base_package 9.99') && rc=0 || rc=$?
+	[ $rc != 0 ] && grep -q "unknown base '9.99' (known: $(bases bl_bases | paste -sd ' '))" <<<"$out" &&
+		t_ok "bases: an unknown base is refused, naming the known ones" ||
+		t_fail "bases: an unknown base is refused, naming the known ones" "exit $rc" "$out"
+
+	table=$(awk '$1 == "5.10" { print $4 }' "$BL_ROOT/kernels/bases")
+	pinned=$(bases 'BOUNCELAB_PIN="6.1=6.1.170-3 5.10=5.10.259-1" bl_base_version 5.10')
+	out=$(bases 'bl_base_version 5.10')
+	[ "$pinned" = 5.10.259-1 ] && [ "$out" = "$table" ] && [ "$out" != "$pinned" ] &&
+		t_ok "bases: BOUNCELAB_PIN=5.10=5.10.259-1 changes bl_base_version 5.10 (table: $table)" ||
+		t_fail "bases: BOUNCELAB_PIN changes bl_base_version" "pinned: $pinned" "table: $table, unpinned: $out"
+
+	out=$(bases 'BOUNCELAB_PIN="5.10=5.10.259-1 6.12=6.12.1-1" bl_base_version 5.10') && rc=0 || rc=$?
+	[ $rc != 0 ] && grep -q 'base 6.12 is the host.s installed linux-source-6.12; it cannot be pinned' <<<"$out" &&
+		t_ok "bases: pinning the installed base is refused" ||
+		t_fail "bases: pinning the installed base is refused" "exit $rc" "$out"
+
+	out=$(bases '(BOUNCELAB_PIN="5.1=5.10.259-1" bl_base_version 5.10); echo "exit $?"
+		(BOUNCELAB_PIN="5.10" bl_base_version 5.10); echo "exit $?"
+		(BOUNCELAB_PIN="5.10=5.10.1-1;ls" bl_base_version 5.10); echo "exit $?"')
+	[ "$(grep -c '^exit 1$' <<<"$out")" = 3 ] &&
+	   grep -q "BOUNCELAB_PIN: unknown base '5.1'" <<<"$out" &&
+	   grep -q "BOUNCELAB_PIN: '5.10' is not BASE=VERSION" <<<"$out" &&
+	   grep -q "is not a Debian version" <<<"$out" &&
+		t_ok "bases: a pin of an unknown base, without '=' or with a bad version is refused" ||
+		t_fail "bases: a pin of an unknown base, without '=' or with a bad version is refused" "$out"
+
+	out=$(bases 'for v in 5.10/stock pre 6.12/post 4.19/x 7.2/a/b; do
+		printf "%s=%s " "$v" "$(bl_variant_base "$v")"; done; bl_default_base')
+	[ "$out" = "5.10/stock=5.10 pre=6.12 6.12/post=6.12 4.19/x=6.12 7.2/a/b=7.2 6.12" ] &&
+		t_ok "bases: bl_variant_base: 5.10/stock, pre, 6.12/post, an unknown base's prefix" ||
+		t_fail "bases: bl_variant_base: 5.10/stock, pre, 6.12/post, an unknown base's prefix" "$out"
+}
+
+test_fetch_offline()
+{
+	local out rc before after pkg left
+	pkg=$(bases 'bl_base_package "$(bl_default_base)"')
+
+	# the installed base: nothing to fetch, its tarball on stdout
+	if [ -z "$(bl_pkg_version "$pkg")" ]; then
+		t_skip "fetch-base 6.12: the installed base is not fetched" "$pkg is not installed"
+	else
+		out=$("$BL_ROOT/kernels/fetch-base" 6.12 2>"$WORK/fetch-612.err") && rc=0 || rc=$?
+		[ $rc = 0 ] && [ "$out" = "/usr/src/$pkg.tar.xz" ] &&
+		   grep -q "base 6.12 is the installed $pkg .*: nothing to fetch" "$WORK/fetch-612.err" &&
+		   [ ! -e "$BL_CACHE/apt" ] &&
+			t_ok "fetch-base 6.12: the installed base is not fetched" ||
+			t_fail "fetch-base 6.12: the installed base is not fetched" "exit $rc" \
+				"$out" "$(cat "$WORK/fetch-612.err")"
+	fi
+
+	# a mirror nobody answers on (port 9, discard): a clear error, no
+	# tarball, no .deb, no .tmp, and the host's apt as it was
+	before=$(host_apt_state)
+	out=$(BOUNCELAB_DEBIAN_MIRROR=http://127.0.0.1:9/debian BL_LOCK_WAIT=60 \
+		timeout 300 "$BL_ROOT/kernels/fetch-base" 6.1 2>&1) && rc=0 || rc=$?
+	after=$(host_apt_state)
+	[ $rc = 1 ] &&
+	   grep -q "apt-get update of bookworm from http://127.0.0.1:9/debian failed (exit 100): the mirror cannot be reached" <<<"$out" &&
+		t_ok "fetch-base 6.1 from an unreachable mirror: a clear error, exit 1" ||
+		t_fail "fetch-base 6.1 from an unreachable mirror: a clear error, exit 1" "exit $rc" "$out"
+	left=$(find "$BL_CACHE" \( -name '*.tar.xz' -o -name '*.deb' -o -name '*.tmp' \
+		-o -name provenance.json \) 2>/dev/null)
+	[ -z "$left" ] && [ ! -e "$BL_CACHE/debs/linux-source-6.1_$(bases 'bl_base_version 6.1')" ] &&
+		t_ok "fetch-base from an unreachable mirror leaves no tarball, .deb or .tmp" ||
+		t_fail "fetch-base from an unreachable mirror leaves no tarball, .deb or .tmp" "$left"
+	[ "$before" = "$after" ] &&
+		t_ok "fetch-base from an unreachable mirror leaves /etc/apt and dpkg's architectures as they were" ||
+		t_fail "fetch-base from an unreachable mirror leaves /etc/apt and dpkg's architectures as they were" \
+			"$(diff <(echo "$before") <(echo "$after"))"
+
+	# another fetch holding the cache's lock: a bounded wait
+	stub "$WORK/fetch-base-6.1" "exec \"$BL_ROOT/kernels/fetch-base\" 6.1"
+	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
+}
+
+t_plan 39
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -584,4 +683,6 @@ test_compare_interrupt
 test_dry_run
 test_until_ci
 test_lab_description
+test_bases
+test_fetch_offline
 t_summary

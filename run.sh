@@ -18,7 +18,9 @@ usage: ./run.sh COMMAND [ARGS...]
 
 commands:
   deps                  install the Debian packages the lab needs (idempotent)
-  build [VARIANT...]    build the guest kernels (default: all variants)
+  build [VARIANT...|--all]
+                        build the guest kernels (default: the default
+                        base's variants; --all: every base's)
   fetch BASE...         fetch kernel bases' Debian source packages into the
                         cache (kernels/bases; the host's apt is not touched)
   guest                 build the guest initramfs (busybox, static fio, helpers)
@@ -30,13 +32,17 @@ commands:
                         'compare --dry-run' only lists the boots and
                         estimates their time, building nothing
   report RUN-ID         redo the analysis and plots of a run in results/
+  versions [OPTIONS]    every base's stock (and fixed) kernel on the same
+                        disks, interleaved (matrix set "versions"; options
+                        as for compare), added to the history, which plots
+                        the headline metrics across kernel versions
   history [RUN-ID...]   add runs (default: every run in results/) to the
                         history table results/history/ and plot it
   variants              list the kernel variants and their patch stacks
   test                  run the test suite (same as 'make test')
   help                  this text
 
-variants: $(bl_variants | tr '\n' ' ')
+variants: $(bl_variants --all | tr '\n' ' ')
 cache:    $BL_CACHE (set BOUNCELAB_CACHE to move it)
 EOF
 }
@@ -48,6 +54,9 @@ cmd_deps()
 
 cmd_build()
 {
+	if [ "${1:-}" = --all ]; then
+		set -- $(bl_variants --all)
+	fi
 	bl_check_variants "$@"
 	bl_deps_install $BL_DEPS_KERNEL
 	"$BL_ROOT/kernels/build" "$@"
@@ -79,6 +88,7 @@ compare_kernels()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--quick) quick=quick ;;
+		--set) quick=${2:-} ;;
 		--variants) v=${2:-} ;;
 		esac
 		shift
@@ -87,9 +97,12 @@ compare_kernels()
 	printf '%s\n' ${v//,/ } | sort -u
 }
 
-cmd_compare()
+# Build what the compare arguments need, boot, analyse: sets RUN (the run
+# folder) and RC (bench/compare's exit status); exits if no run folder.
+run_compare()
 {
-	local kernels run rc=0
+	local kernels
+	RC=0
 	# the plan and its time estimate only: no deps, no builds, no boots
 	case " $* " in *" --dry-run "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
 	mapfile -t kernels < <(compare_kernels "$@")
@@ -97,19 +110,40 @@ cmd_compare()
 	cmd_deps
 	"$BL_ROOT/kernels/build" "${kernels[@]}"
 	"$BL_ROOT/guest/build"
-	run=$("$BL_ROOT/bench/compare" "$@") || rc=$?
-	if [ ! -d "$run" ]; then
+	RUN=$("$BL_ROOT/bench/compare" "$@") || RC=$?
+	if [ ! -d "$RUN" ]; then
 		# refused before a run folder existed: compare said why
-		[ $rc != 0 ] || bl_die "compare named no run folder ('$run')"
-		exit $rc
+		[ $RC != 0 ] || bl_die "compare named no run folder ('$RUN')"
+		exit $RC
 	fi
 	if [ -x "$BL_ROOT/bench/analyze" ]; then
-		"$BL_ROOT/bench/analyze" "$run" ||
+		"$BL_ROOT/bench/analyze" "$RUN" ||
 			bl_log "analysis failed; the raw results are intact"
 	fi
-	bl_log "results: $run"
-	bl_log "to track it over kernel versions: ./run.sh history $(basename "$run")"
-	exit $rc
+	bl_log "results: $RUN"
+}
+
+cmd_compare()
+{
+	run_compare "$@"
+	bl_log "to track it over kernel versions: ./run.sh history $(basename "$RUN")"
+	exit $RC
+}
+
+# The bounce path's life across Debian kernels: every base's stock kernel,
+# and the fixed one where there is one, on the same disks, interleaved
+# (bench/matrix set "versions"); then the run joins the history and the
+# plots across kernel versions are drawn (results/history/).
+cmd_versions()
+{
+	run_compare --set versions "$@"
+	if [ $RC = 0 ] || [ $RC = 3 ]; then
+		"$BL_ROOT/bench/history" add "$RUN" &&
+			"$BL_ROOT/bench/history" plot ||
+			bl_log "history failed; the run is intact: $RUN"
+		bl_log "across kernel versions: $BL_ROOT/results/history/history.md"
+	fi
+	exit $RC
 }
 
 cmd_report()
@@ -142,8 +176,9 @@ cmd_history()
 cmd_variants()
 {
 	local v
-	for v in $(bl_variants); do
-		printf '%-10s %s\n' "$v" "$(bl_variant_stacks "$v")"
+	printf '%-14s %-6s %s\n' VARIANT BASE STACKS
+	for v in $(bl_variants --all); do
+		printf '%-14s %-6s %s\n' "$v" "$(bl_variant_base "$v")" "$(bl_variant_stacks "$v")"
 	done
 }
 
@@ -163,6 +198,7 @@ main()
 	compare)	cmd_compare "$@" ;;
 	report)		cmd_report "$@" ;;
 	history)	cmd_history "$@" ;;
+	versions)	cmd_versions "$@" ;;
 	help|-h|--help)	usage ;;
 	'')		usage >&2; exit 2 ;;
 	*)		echo "bouncelab: unknown command '$cmd'" >&2

@@ -1,25 +1,42 @@
 # SPDX-License-Identifier: GPL-2.0
 # Reading kernels/variants and the patch stacks it names. Source it after
 # lib/common.sh.
+#
+# Variants of the default base are named VARIANT, those of another base
+# BASE/VARIANT (kernels/bases); DEFAULT-BASE/VARIANT (6.12/post) is
+# accepted everywhere as another name of VARIANT.
+
+. "$BL_ROOT/lib/bases.sh"
 
 # The overrides exist for the tests, which feed the build broken stacks.
 BL_VARIANTS_FILE=${BOUNCELAB_VARIANTS_FILE:-$BL_ROOT/kernels/variants}
 BL_PATCHES_DIR=${BOUNCELAB_PATCHES_DIR:-$BL_ROOT/kernels/patches}
 
-# All variant names, one per line, in file order.
+# Variant names, one per line, in file order: those of the default base
+# (what a plain build and the tests build), or with --all every base's.
 bl_variants()
 {
-	awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$BL_VARIANTS_FILE"
+	awk -v all="${1:-}" '!/^[[:space:]]*(#|$)/ &&
+		(all == "--all" || $1 !~ /\//) { print $1 }' "$BL_VARIANTS_FILE"
+}
+
+# The name kernels/variants uses for $1: "6.12/post" -> "post".
+bl_variant_canonical()
+{
+	local def
+	def=$(bl_default_base) || exit 1
+	echo "${1#"$def"/}"
 }
 
 # The stacks of variant $1, space separated; fails for an unknown variant.
 bl_variant_stacks()
 {
-	local stacks
-	stacks=$(awk -v v="$1" '!/^[[:space:]]*#/ && $1 == v {
+	local stacks v
+	v=$(bl_variant_canonical "$1") || exit 1
+	stacks=$(awk -v v="$v" '!/^[[:space:]]*#/ && $1 == v {
 		$1 = ""; sub(/^ +/, ""); print; found = 1 }
 		END { exit !found }' "$BL_VARIANTS_FILE") ||
-		bl_die "unknown variant '$1' (known: $(bl_variants | tr '\n' ' '))"
+		bl_die "unknown variant '$1' (known: $(bl_variants --all | tr '\n' ' '))"
 	echo "$stacks"
 }
 

@@ -79,14 +79,28 @@ def is_candidate(run, disk):
 def is_aa_pair(run, a, b, disk=None):
     """True when a and b cannot differ but by noise: the same kernel
     (bzImage) under two labels, or, on a control disk, the baseline and
-    the bounce variant (identical code where nothing bounces)."""
+    the bounce variant of one base (identical code where nothing
+    bounces)."""
     kernels = T.variant_kernels(run)
     ka, kb = kernels.get(a), kernels.get(b)
     if ka and ka == kb:
         return True
     if disk is not None and disk_role(run, disk) == CONTROL:
-        return {variant_role(run, a), variant_role(run, b)} == {BASELINE, BOUNCE}
+        # only within one kernel base: 5.10/stock and 6.1/stock differ in
+        # far more than the bounce path
+        return {variant_role(run, a), variant_role(run, b)} == {BASELINE, BOUNCE} \
+            and _source(run, a) == _source(run, b)
     return False
+
+
+def _source(run, label):
+    """The Debian source version a label's kernel was built from (None if
+    no boot says)."""
+    boots = run.boots
+    if "source_version" not in boots.columns:
+        return None
+    rows = boots[boots["variant"] == label]["source_version"].dropna()
+    return str(rows.iloc[0]) if len(rows) else None
 
 
 def rank(run, label):

@@ -66,7 +66,8 @@ def main():
                 text = f.read()
         except (UnicodeDecodeError, OSError):
             continue
-        skip = docstring_lines(text) if rel.endswith(".py") else set()
+        python = rel.endswith(".py") or text.startswith("#!/usr/bin/python3")
+        skip = docstring_lines(text) if python else set()
         for n, line in enumerate(text.splitlines(), 1):
             code = line.split("#", 1)[0] if not rel.endswith((".c", ".h")) else line
             if n in skip or re.match(r"\s*(//|\*|/\*)", line):

@@ -5,7 +5,21 @@
 # network: each is fetched with kernels/fetch-base and checked (tarball,
 # provenance.json, the .deb's sha256, a second fetch that does nothing),
 # and the host's apt setup must come out of it byte for byte unchanged.
-# Not part of `make test` (it downloads ~430 MB): run it as
+# Then each base's truth table, booted in the real guest (knobs on):
+#
+#   variant        expected
+#   5.10/stock     bounces > 0 on usb-pio and ram-bounce, 0 on virtio and
+#                  ram: bouncing worked before the inverted check (5.13);
+#                  the integrity jobs say whether 5.10 corrupts sub-page
+#                  writes too (measured, reported in the test's name)
+#   6.1/stock      0 bounces anywhere: the inverted check
+#   6.1/fixed      bounces > 0 on usb-pio and ram-bounce, 0 on virtio, ram
+#   7.2/upstream   the usb disk is refused with upstream's message, no
+#                  block_bio_bounce event, Bounce: 0 kB, no nr_bounce in
+#                  /proc/vmstat, the scsi_debug knob says it cannot bounce
+#
+# Not part of `make test` (it downloads ~430 MB and builds four kernels):
+# `make test-versions` builds the kernels first, then runs
 #
 #   tests/run-all.sh versions     or     tests/versions-test.sh [BASE...]
 #
@@ -21,9 +35,20 @@ set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
 . "$BL_ROOT/lib/bases.sh"
+. "$BL_ROOT/lib/variants.sh"
+. "$BL_ROOT/lib/lab.sh"
 
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+
+# The truth tables' boots are kept, like guest-test's.
+RUNS=$BL_CACHE/versions-test/$(date +%Y%m%d-%H%M%S)-$$
+WV=smoke-randwrite-verify.fio
+I512=integrity-direct-512-qd8.fio
+IBUF=integrity-buffered-1k.fio
+REFUSAL=$(bl_lab_refusal "$(bl_lab_disk usb-pio channel)")
+SDEBUG_IGNORED='lab_no_highmem ignored: no driver can ask for bounce buffering any more'
+. "$BL_ROOT/tests/guest-lib.sh"
 
 # What must not change on the host whatever a fetch does: every file under
 # /etc/apt (names, kinds, contents) and dpkg's foreign architectures.
@@ -141,6 +166,116 @@ test_host_apt_unchanged()
 			"$(diff <(echo "$APT_BEFORE") <(echo "$after"))"
 }
 
+# --- truth tables --------------------------------------------------------------
+
+# bad_of NAME JOB: "B of C" bad blocks of an integrity job, for a test name.
+bad_of()
+{
+	local d
+	d=$(jobdir "$1" "$2")
+	[ -n "$d" ] || { echo "no job"; return; }
+	BL_ROOT=$BL_ROOT /usr/bin/python3 - "$d" <<-'PY'
+	import os, sys
+	sys.path.insert(0, os.path.join(os.environ["BL_ROOT"], "bench"))
+	from analysis import integrity as I, rawfiles as R
+	d = sys.argv[1]
+	r = I.job_result(R.read_fio(os.path.join(d, "fio.json")),
+	                 R.read_text(os.path.join(d, "fio.stderr")))
+	print("not measured" if r is None else f"{r['bad']} of {r['checked']} blocks bad")
+	PY
+}
+
+vmstat_has_no_nr_bounce()
+{
+	local f=$RUNS/$1/guest/proc-end/vmstat
+	[ -s "$f" ] && ! grep -q '^nr_bounce ' "$f"
+}
+
+# Each truth table's number of results: 2 per row (row), 1 per rcheck.
+declare -A TRUTH_RESULTS=([5.10]=10 [6.1]=14 [7.2]=9)
+
+# A base's variants must be built (make test-versions builds them).
+have_kernels()
+{
+	local v missing=''
+	for v in "$@"; do
+		[ -f "$BL_CACHE/kernels/$v/bzImage" ] || missing="$missing $v"
+	done
+	[ -z "$missing" ] && return 0
+	echo "not built:$missing (make test-versions builds them)"
+	return 1
+}
+
+# truth_row_skip N WHY: N results that cannot run.
+truth_skip()
+{
+	local i
+	for i in $(seq 1 "$1"); do
+		t_fail "truth table $2: kernel built" "$3"
+	done
+}
+
+truth_5.10()
+{
+	local n=5.10-stock-knobs-on why
+	why=$(have_kernels 5.10/stock) || { truth_skip 10 5.10 "$why"; return; }
+	row $n 5.10/stock none "usb-pio:$WV virtio:$WV ram-bounce:$WV ram:$WV usb-pio:$I512 ram-bounce:$I512 ram-bounce:$IBUF"
+	rcheck "$n: usb write+verify works" job_ok $n 1
+	rcheck "$n: bounces > 0 on usb-pio ($(bounces $n 1))" check_bounces $n 1 gt 0
+	rcheck "$n: 0 bounces on virtio" check_bounces $n 2 eq 0
+	rcheck "$n: bounces > 0 on ram-bounce ($(bounces $n 3))" check_bounces $n 3 gt 0
+	rcheck "$n: 0 bounces on ram" check_bounces $n 4 eq 0
+	rcheck "$n: 512 B writes on usb-pio measured ($(bad_of $n 5))" check_bad $n 5 ge 0
+	rcheck "$n: 512 B writes on ram-bounce measured ($(bad_of $n 6))" check_bad $n 6 ge 0
+	rcheck "$n: buffered 1 KiB writes on ram-bounce measured ($(bad_of $n 7))" check_bad $n 7 ge 0
+}
+
+truth_6.1()
+{
+	local n why
+	why=$(have_kernels 6.1/stock 6.1/fixed) || { truth_skip 13 6.1 "$why"; return; }
+	n=6.1-stock-knobs-on
+	row $n 6.1/stock none "usb-pio:$WV ram-bounce:$WV virtio:$WV"
+	rcheck "$n: usb write+verify works" job_ok $n 1
+	rcheck "$n: 0 bounces on usb-pio (inverted check)" check_bounces $n 1 eq 0
+	rcheck "$n: 0 bounces on ram-bounce (inverted check)" check_bounces $n 2 eq 0
+
+	n=6.1-fixed-knobs-on
+	row $n 6.1/fixed none "usb-pio:$WV ram-bounce:$WV virtio:$WV ram:$WV usb-pio:$I512 ram-bounce:$I512"
+	rcheck "$n: usb write+verify works" job_ok $n 1
+	rcheck "$n: bounces > 0 on usb-pio ($(bounces $n 1))" check_bounces $n 1 gt 0
+	rcheck "$n: bounces > 0 on ram-bounce ($(bounces $n 2))" check_bounces $n 2 gt 0
+	rcheck "$n: 0 bounces on virtio" check_bounces $n 3 eq 0
+	rcheck "$n: 0 bounces on ram" check_bounces $n 4 eq 0
+	rcheck "$n: 512 B writes on usb-pio measured ($(bad_of $n 5))" check_bad $n 5 ge 0
+	rcheck "$n: 512 B writes on ram-bounce measured ($(bad_of $n 6))" check_bad $n 6 ge 0
+}
+
+truth_7.2()
+{
+	local n=7.2-upstream-knobs-on why
+	why=$(have_kernels 7.2/upstream) || { truth_skip 9 7.2 "$why"; return; }
+	row $n 7.2/upstream none "usb-pio:$WV virtio:$WV ram-bounce:$WV"
+	rcheck "$n: no usb disk" disk_absent $n usb-pio
+	rcheck "$n: usb-storage refuses with upstream's message" \
+		grep -q "$REFUSAL" "$RUNS/$n/guest/dmesg.txt"
+	rcheck "$n: virtio write+verify works" job_ok $n 2
+	rcheck "$n: no block_bio_bounce event" check_bounces $n 2 eq absent
+	rcheck "$n: ram-bounce write+verify works" job_ok $n 3
+	rcheck "$n: scsi_debug says its knob cannot bounce" \
+		grep -q "$SDEBUG_IGNORED" "$RUNS/$n/guest/dmesg.txt"
+	rcheck "$n: Bounce: 0 kB" meminfo_bounce_zero $n
+}
+
+test_truth_table()
+{
+	local base=$1
+	declare -F "truth_$base" >/dev/null ||
+		{ t_fail "truth table $base" "no truth_$base in $0"; return; }
+	mkdir -p "$RUNS"
+	"truth_$base"
+}
+
 PER_BASE=(test_fetch test_provenance test_deb_sha256 test_fetch_again)
 AFTER=(test_bad_signature test_host_apt_unchanged)
 
@@ -157,7 +292,11 @@ done
 [ ${#BASES[@]} -gt 0 ] || bl_die "kernels/bases lists no base to fetch"
 
 APT_BEFORE=$(host_apt_state)
-t_plan $(( ${#PER_BASE[@]} * ${#BASES[@]} + ${#AFTER[@]} ))
+ntruth=0
+for b in "${BASES[@]}"; do
+	ntruth=$(( ntruth + ${TRUTH_RESULTS[$b]:-1} ))
+done
+t_plan $(( ${#PER_BASE[@]} * ${#BASES[@]} + ${#AFTER[@]} + ntruth ))
 for b in "${BASES[@]}"; do
 	for t in "${PER_BASE[@]}"; do
 		"$t" "$b"
@@ -165,5 +304,8 @@ for b in "${BASES[@]}"; do
 done
 for t in "${AFTER[@]}"; do
 	"$t"
+done
+for b in "${BASES[@]}"; do
+	test_truth_table "$b"
 done
 t_summary

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: GPL-2.0
+# Booting the real guest (bench/guest-run) and reading what it measured:
+# the helpers of the truth-table suites (guest-test.sh for the default
+# base, versions-test.sh for the others). Source it after tests/lib.sh,
+# with RUNS set to the folder the boots go to.
+
+# boot NAME VARIANT PRESSURE JOBS...: one guest; prints nothing, the
+# folder is $RUNS/NAME.
+boot()
+{
+	local name=$1 variant=$2 pressure=$3 start rc=0
+	shift 3
+	local args=(-v "$variant" -o "$RUNS/$name" -j "$*" -d 64 -t 600 -p "$pressure")
+	start=$(bl_now)
+	"$BL_ROOT/bench/guest-run" "${args[@]}" >"$RUNS/$name.out" 2>&1 || rc=$?
+	bl_log "guest-test: $name: $(cat "$RUNS/$name/status" 2>/dev/null || echo 'no status') ($(( $(bl_now) - start ))s)"
+	return $rc
+}
+
+# Job folder N of boot NAME.
+jobdir()
+{
+	ls -d "$RUNS/$1/guest/jobs/$(printf '%02d' "$2")-"* 2>/dev/null | head -n 1
+}
+
+# The job ran, fio exited 0 and reported no error (verify errors included).
+job_ok()
+{
+	local d
+	d=$(jobdir "$1" "$2")
+	[ -n "$d" ] || { echo "no job $2 in $1"; return 1; }
+	[ ! -f "$d/skipped" ] || { echo "skipped: $(cat "$d/skipped")"; return 1; }
+	[ "$(cat "$d/fio.rc")" = 0 ] ||
+		{ echo "fio rc $(cat "$d/fio.rc")"; cat "$d/fio.stderr"; return 1; }
+	python3 - "$d/fio.json" <<-'PY'
+	import json, sys
+	jobs = json.load(open(sys.argv[1]))["jobs"]
+	bad = [(j["jobname"], j["error"]) for j in jobs if j["error"]]
+	ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs)
+	if bad or ios == 0:
+	    sys.exit("fio errors %s, %d I/Os" % (bad, ios))
+	PY
+}
+
+bounces()
+{
+	cat "$(jobdir "$1" "$2")/bounces" 2>/dev/null
+}
+
+# check_bounces NAME JOB OP VALUE: the job's counted bounces compare so.
+check_bounces()
+{
+	local n
+	n=$(bounces "$1" "$2")
+	case $3 in
+	eq) [ "$n" = "$4" ] ;;
+	gt) [ "$n" != absent ] && [ -n "$n" ] && [ "$n" -gt "$4" ] ;;
+	esac || { echo "bounces: '$n', wanted $3 $4"; return 1; }
+}
+
+disk_absent()
+{
+	grep -qx "$2 absent .*" "$RUNS/$1/guest/disks.txt" ||
+		{ cat "$RUNS/$1/guest/disks.txt"; return 1; }
+}
+
+# check_bad NAME JOB OP VALUE: the job's bad blocks compare so (OP eq,
+# gt or ge; ge 0: measured at all).
+check_bad()
+{
+	local d n
+	d=$(jobdir "$1" "$2")
+	n=$(BL_ROOT=$BL_ROOT /usr/bin/python3 - "$d" <<-'PY'
+	import os, sys
+	sys.path.insert(0, os.path.join(os.environ["BL_ROOT"], "bench"))
+	from analysis import integrity as I, rawfiles as R
+	d = sys.argv[1]
+	r = I.job_result(R.read_fio(os.path.join(d, "fio.json")),
+	                 R.read_text(os.path.join(d, "fio.stderr")))
+	print("none" if r is None else f"{r['bad']} {r['checked']}")
+	PY
+	)
+	set -- "$1" "$2" "$3" "$4" $n
+	[ "${5:-none}" != none ] && [ "${6:-0}" -gt 0 ] ||
+		{ echo "no integrity result (checked ${6:-0} blocks)"; return 1; }
+	case $3 in
+	eq) [ "$5" = "$4" ] ;;
+	gt) [ "$5" -gt "$4" ] ;;
+	ge) [ "$5" -ge "$4" ] ;;
+	esac || { echo "bad blocks: $5 of $6, wanted $3 $4"; return 1; }
+}
+
+# The buffered integrity job read back from the device at least the data
+# it wrote (diskstats read sectors >= fio's written bytes / 512), so its
+# verify checked the disk, not the page cache. (The disk's written sectors
+# are more: ext2 metadata, synced with every O_SYNC write.)
+reads_device()
+{
+	local d dev data
+	d=$(jobdir "$1" "$2")
+	dev=$(basename "$(cat "$d/device")")
+	data=$(/usr/bin/python3 -c 'import json, sys; t = sys.stdin.read()
+print(sum(j["write"]["io_bytes"] for j in json.loads(t[t.index("{"):])["jobs"]) // 512)' <"$d/fio.json")
+	awk -v dev="$dev" -v data="$data" '
+		FILENAME ~ /before/ && $3 == dev { r0 = $6; w0 = $10 }
+		FILENAME ~ /after/ && $3 == dev { r1 = $6; w1 = $10 }
+		END { printf "read %d sectors; fio wrote %d sectors of data (%d with metadata)\n", r1 - r0, data, w1 - w0
+		      exit !(data > 0 && r1 - r0 >= data) }' \
+		"$d/before/diskstats" "$d/after/diskstats"
+}
+
+# lowhog held LowFree within 10% of its target for the whole job, and
+# HighFree above half of HighTotal.
+lowmem_held()
+{
+	local d target high_total
+	d=$(jobdir "$1" "$2")
+	grep -q holding "$RUNS/$1/guest/lowhog.out" ||
+		{ cat "$RUNS/$1/guest/lowhog.out"; return 1; }
+	target=$(( $(sed -n 's/^BL_LOWFREE_TARGET_MB=//p' "$RUNS/$1/guest/plan") * 1024 ))
+	high_total=$(awk '$1 == "HighTotal:" { print $2 }' "$d/before/meminfo")
+	awk -F, -v t="$target" -v ht="$high_total" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["LowFree"] != "" { n++; if ($c["LowFree"] < t * 0.9 || $c["LowFree"] > t * 1.1) bad++
+			if (lo == "" || $c["LowFree"] < lo) lo = $c["LowFree"]
+			if (hi == "" || $c["LowFree"] > hi) hi = $c["LowFree"]
+			if (hf == "" || $c["HighFree"] < hf) hf = $c["HighFree"] }
+		END { printf "LowFree %d-%d kB (target %d), HighFree min %d of %d kB, %d samples\n", lo, hi, t, hf, ht, n
+		      exit !(n > 0 && bad == 0 && hf > ht / 2) }' "$d/labmon.csv"
+}
+
+# The probed job timed bounced bios: __blk_queue_bounce calls in its trace.
+probes_timed()
+{
+	local d
+	d=$(jobdir "$1" "$2")
+	[ -s "$d/probe-trace.txt.gz" ] || { echo "no probe trace"; return 1; }
+	zcat "$d/probe-trace.txt.gz" | grep -c '__blk_queue_bounce' | awk '{ print $1 " calls"; exit !($1 > 0) }'
+}
+
+meminfo_bounce_zero()
+{
+	grep -Eq '^Bounce: +0 kB$' "$RUNS/$1/guest/proc-end/meminfo"
+}
+
+# row NAME VARIANT KNOB JOBS: boot it (two tests); ROW_OK says whether
+# the row's own checks (rcheck) can run.
+row()
+{
+	local name=$1
+	shift
+	ROW_OK=0
+	if boot "$name" "$@"; then
+		ROW_OK=1
+		t_ok "$name: guest ran its plan"
+		t_check "$name: clocksource is hpet" \
+			grep -qx hpet "$RUNS/$name/guest/clocksource.txt"
+		return
+	fi
+	t_fail "$name: guest ran its plan" "status: $(cat "$RUNS/$name/status" 2>/dev/null)" \
+		"$(tr -d '\r' <"$RUNS/$name/serial.log" 2>/dev/null | grep -v '^Jobs:' | tail -n 8)"
+	t_skip "$name: clocksource is hpet" "the boot failed"
+}
+
+# rcheck NAME COMMAND...: t_check within a row, skipped when its boot failed.
+rcheck()
+{
+	if [ "$ROW_OK" = 1 ]; then
+		t_check "$@"
+	else
+		t_skip "$1" "the boot failed"
+	fi
+}

@@ -54,8 +54,10 @@ cmd_deps()
 
 cmd_build()
 {
+	local all
 	if [ "${1:-}" = --all ]; then
-		set -- $(bl_variants --all)
+		mapfile -t all < <(bl_variants --all)
+		set -- "${all[@]}"
 	fi
 	bl_check_variants "$@"
 	bl_deps_install $BL_DEPS_KERNEL

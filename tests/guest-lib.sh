@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Booting the real guest (bench/guest-run) and reading what it measured:
 # the helpers of the truth-table suites (guest-test.sh for the default
 # base, versions-test.sh for the others). Source it after tests/lib.sh,

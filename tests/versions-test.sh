@@ -192,7 +192,7 @@ vmstat_has_no_nr_bounce()
 }
 
 # Each truth table's number of results: 2 per row (row), 1 per rcheck.
-declare -A TRUTH_RESULTS=([5.10]=10 [6.1]=14 [7.2]=9)
+declare -A TRUTH_RESULTS=([5.10]=10 [6.1]=14 [7.2]=10)
 
 # A base's variants must be built (make test-versions builds them).
 have_kernels()
@@ -254,7 +254,7 @@ truth_6.1()
 truth_7.2()
 {
 	local n=7.2-upstream-knobs-on why
-	why=$(have_kernels 7.2/upstream) || { truth_skip 9 7.2 "$why"; return; }
+	why=$(have_kernels 7.2/upstream) || { truth_skip 10 7.2 "$why"; return; }
 	row $n 7.2/upstream none "usb-pio:$WV virtio:$WV ram-bounce:$WV"
 	rcheck "$n: no usb disk" disk_absent $n usb-pio
 	rcheck "$n: usb-storage refuses with upstream's message" \
@@ -265,6 +265,7 @@ truth_7.2()
 	rcheck "$n: scsi_debug says its knob cannot bounce" \
 		grep -q "$SDEBUG_IGNORED" "$RUNS/$n/guest/dmesg.txt"
 	rcheck "$n: Bounce: 0 kB" meminfo_bounce_zero $n
+	rcheck "$n: no nr_bounce in /proc/vmstat" vmstat_has_no_nr_bounce $n
 }
 
 test_truth_table()

@@ -65,13 +65,14 @@ disk_absent()
 		{ cat "$RUNS/$1/guest/disks.txt"; return 1; }
 }
 
-# check_bad NAME JOB OP VALUE: the job's bad blocks compare so (OP eq,
-# gt or ge; ge 0: measured at all).
-check_bad()
+# bad_blocks NAME JOB: "BAD CHECKED" of an integrity job, as the analysis
+# counts them, or "none".
+bad_blocks()
 {
-	local d n
+	local d
 	d=$(jobdir "$1" "$2")
-	n=$(BL_ROOT=$BL_ROOT /usr/bin/python3 - "$d" <<-'PY'
+	[ -n "$d" ] || { echo none; return; }
+	BL_ROOT=$BL_ROOT /usr/bin/python3 - "$d" <<-'PY'
 	import os, sys
 	sys.path.insert(0, os.path.join(os.environ["BL_ROOT"], "bench"))
 	from analysis import integrity as I, rawfiles as R
@@ -80,7 +81,14 @@ check_bad()
 	                 R.read_text(os.path.join(d, "fio.stderr")))
 	print("none" if r is None else f"{r['bad']} {r['checked']}")
 	PY
-	)
+}
+
+# check_bad NAME JOB OP VALUE: the job's bad blocks compare so (OP eq,
+# gt or ge; ge 0: measured at all).
+check_bad()
+{
+	local n
+	n=$(bad_blocks "$1" "$2")
 	set -- "$1" "$2" "$3" "$4" $n
 	[ "${5:-none}" != none ] && [ "${6:-0}" -gt 0 ] ||
 		{ echo "no integrity result (checked ${6:-0} blocks)"; return 1; }

@@ -168,21 +168,13 @@ test_host_apt_unchanged()
 
 # --- truth tables --------------------------------------------------------------
 
-# bad_of NAME JOB: "B of C" bad blocks of an integrity job, for a test name.
+# bad_of NAME JOB: "B of C blocks bad" of an integrity job, for a test name.
 bad_of()
 {
-	local d
-	d=$(jobdir "$1" "$2")
-	[ -n "$d" ] || { echo "no job"; return; }
-	BL_ROOT=$BL_ROOT /usr/bin/python3 - "$d" <<-'PY'
-	import os, sys
-	sys.path.insert(0, os.path.join(os.environ["BL_ROOT"], "bench"))
-	from analysis import integrity as I, rawfiles as R
-	d = sys.argv[1]
-	r = I.job_result(R.read_fio(os.path.join(d, "fio.json")),
-	                 R.read_text(os.path.join(d, "fio.stderr")))
-	print("not measured" if r is None else f"{r['bad']} of {r['checked']} blocks bad")
-	PY
+	local n
+	n=$(bad_blocks "$1" "$2")
+	set -- $n
+	[ "$1" != none ] && echo "$1 of $2 blocks bad" || echo "not measured"
 }
 
 vmstat_has_no_nr_bounce()

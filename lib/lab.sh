@@ -114,3 +114,34 @@ bl_lab_roles_json()
 	done
 	printf '}'
 }
+
+# bl_lab_clock NAME cpus|icount|label: a clock of lab.conf (icount is
+# empty for host time).
+bl_lab_clock()
+{
+	local i
+	case $2 in cpus) i=1 ;; icount) i=2 ;; label) i=3 ;;
+	*) bl_die "bl_lab_clock: no field '$2'" ;; esac
+	_bl_lab clock "$1" $i 3 ||
+		bl_die "unknown clock '$1' (known: $(bl_lab_names clock | tr '\n' ' '))"
+}
+
+# A matrix entry is DISKS[@CLOCK][:REPS] ("ram-bounce+ram@insn:3").
+# bl_lab_entry_disks ENTRY: its DISKS.
+bl_lab_entry_disks()
+{
+	local e=${1%%:*}
+	echo "${e%%@*}"
+}
+
+# bl_lab_entry_clock ENTRY [DEFAULT]: its CLOCK, else DEFAULT (else
+# lab.conf's default clock).
+bl_lab_entry_clock()
+{
+	local e=${1%%:*}
+	if [[ $e == *@* ]]; then
+		echo "${e#*@}"
+	else
+		echo "${2:-$(bl_lab_default clock)}"
+	fi
+}

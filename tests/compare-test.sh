@@ -5,6 +5,7 @@
 #   - `./run.sh compare --quick` completes; its bounce summary shows the
 #     bounce path exercised in pre-fixed on usb-pio and never in pre or post;
 #   - an A/A run (--variants pre,pre) keeps the two sides apart;
+#   - under instruction time (ram@insn) the two sides agree within 1 %;
 #   - a kernel that panics, a guest that hangs: killed within the bound,
 #     marked failed with their serial logs, non-zero exit;
 #   - one failed boot among good ones: the good ones' results are all kept;
@@ -103,6 +104,34 @@ test_aa()
 	fi
 }
 
+# iops FIO_JSON: read IOPS of its first job, rounded.
+iops()
+{
+	python3 -c 'import json, sys
+print(round(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' "$1" 2>/dev/null
+}
+
+# The clock "insn" (lab.conf) makes an in-guest disk deterministic: the
+# same kernel twice gives the same IOPS, whatever else the host runs.
+test_insn_aa()
+{
+	local run=$RESULTS/$TAG-insn rc=0 a b
+	"$BL_ROOT/bench/compare" --variants pre,pre --disks ram@insn --pressure none \
+		--reps 1 --jobs smoke-randread --probe-jobs none --integrity-jobs none \
+		--accel tcg --run-id "$TAG-insn" >"$WORK/insn.out" 2>&1 || rc=$?
+	a=$(iops "$run/boots/001-pre-ram-none-r1/guest/jobs/01-ram-smoke-randread/fio.json")
+	b=$(iops "$run/boots/002-pre.2-ram-none-r1/guest/jobs/01-ram-smoke-randread/fio.json")
+	if [ $rc = 0 ] && [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] &&
+	   [ $(( (a > b ? a - b : b - a) * 100 )) -le "$a" ] &&
+	   grep -q -- '-smp 1 .*-icount shift=3\\,sleep=off' "$run"/boots/001-*/serial.log.cmdline; then
+		t_ok "A/A under instruction time (ram@insn, 1 vCPU, icount 3): $a and $b read IOPS, within 1 %"
+	else
+		t_fail "A/A under instruction time (ram@insn): read IOPS within 1 %" "exit $rc" \
+			"IOPS '$a' '$b'" "$(cat "$run"/boots/001-*/serial.log.cmdline 2>/dev/null)" \
+			"$(tail -n 5 "$WORK/insn.out")"
+	fi
+}
+
 # expect_failed_run NAME EXIT STATUS_PATTERN ARGS...: every boot failed so.
 expect_failed_run()
 {
@@ -196,8 +225,8 @@ test_interrupt()
 	fi
 }
 
-# quick: 10; A/A 1; failures 2; partial 1; refusals 3; interrupt 1
-t_plan 18
+# quick: 10; A/A 2; failures 2; partial 1; refusals 3; interrupt 1
+t_plan 19
 if [ -n "${BL_SKIP_QUICK:-}" ]; then
 	t_skip "compare --quick completes" "BL_SKIP_QUICK is set"
 	for n in "${QUICK_CHECKS[@]}"; do t_skip "$n" "BL_SKIP_QUICK is set"; done
@@ -205,6 +234,7 @@ else
 	test_quick
 fi
 test_aa
+test_insn_aa
 test_failures
 test_partial
 test_refusals

@@ -57,7 +57,7 @@ fake_cache()
 }
 
 # fake_qemu SANDBOX: bench/qemu-boot that boots nothing. It writes
-# LOG.started, sleeps FAKE_QEMU_SLEEP seconds (default 0; SIGTERM ends it
+# LOG.started and LOG.clock (the vCPUs and icount shift it was given), sleeps FAKE_QEMU_SLEEP seconds (default 0; SIGTERM ends it
 # like the real one, exit 143), then plays a guest that ran its plan: a
 # serial log and a results disk saying "ok". A probe boot (no results
 # disk) only logs that init started.
@@ -71,6 +71,7 @@ fake_qemu()
 		case $a in *file=*results.img*) results=${a#*file=}; results=${results%%,*} ;; esac
 	done
 	touch "$log.started"
+	echo "cpus=${BL_GUEST_CPUS:-} icount=${BL_QEMU_ICOUNT:-}" >"$log.clock"
 	trap 'exit 143' TERM INT
 	sleep "${FAKE_QEMU_SLEEP:-0}" & wait $!
 	echo 'BOUNCELAB-GUEST: init started' >"$log"
@@ -489,6 +490,60 @@ test_until_ci()
 			"exit $rc" "$(cat "$run/boots.tsv" 2>/dev/null)" "$(tail -n 4 "$WORK/until.out")"
 }
 
+# --- clocks: host time, instruction time -------------------------------------
+
+# boot_clock RUN BOOT_GLOB: what the fake QEMU of that boot was given.
+boot_clock()
+{
+	cat "$1"/boots/$2/serial.log.clock 2>/dev/null
+}
+
+# An entry's @CLOCK reaches QEMU as lab.conf's vCPUs and icount shift, the
+# other entries keep the default clock; meta.json records each disk's.
+test_clocks()
+{
+	local sb rc=0 run out
+	sb=$(sandbox clocks)
+	fake_cache
+	fake_qemu "$sb"
+	local small=(--variants pre --pressure none --reps 1 --jobs smoke-randread
+		--probe-jobs none --integrity-jobs none --accel tcg)
+
+	"$sb/bench/compare" "${small[@]}" --disks ram-bounce+ram@insn,virtio --run-id clk \
+		>"$WORK/clk.out" 2>&1 || rc=$?
+	run=$sb/results/clk
+	[ $rc = 0 ] && [ "$(boot_clock "$run" '001-*')" = "cpus=1 icount=3" ] &&
+	   [ "$(boot_clock "$run" '002-*')" = "cpus=2 icount=" ] &&
+	   [ "$(cat "$run"/boots/001-*/clock)" = insn ] &&
+	   grep -q '"disk_clocks": {"ram-bounce": "insn", "ram": "insn", "virtio": "host"}' "$run/meta.json" &&
+		t_ok "compare: ram-bounce+ram@insn boots with 1 vCPU and icount 3, virtio on host time" ||
+		t_fail "compare: ram-bounce+ram@insn boots with 1 vCPU and icount 3, virtio on host time" \
+			"exit $rc" "$(cat "$run"/boots/*/serial.log.clock 2>/dev/null)" \
+			"$(grep clock "$run/meta.json" 2>/dev/null)" "$(tail -n 3 "$WORK/clk.out")"
+
+	rc=0
+	"$sb/bench/compare" "${small[@]}" --disks virtio --clock insn --run-id clk-all \
+		>"$WORK/clk-all.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ "$(boot_clock "$sb/results/clk-all" '001-*')" = "cpus=1 icount=3" ] &&
+	   grep -q '"clock": "insn"' "$sb/results/clk-all/meta.json" &&
+		t_ok "compare --clock insn: the entries without a clock take it" ||
+		t_fail "compare --clock insn: the entries without a clock take it" "exit $rc" \
+			"$(tail -n 3 "$WORK/clk-all.out")"
+
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --disks virtio@sundial --run-id clk-bad 2>&1) || rc=$?
+	[ $rc = 2 ] && [ ! -e "$sb/results/clk-bad" ] && grep -q "unknown clock 'sundial'" <<<"$out" &&
+		t_ok "compare: an unknown clock is refused before the run (exit 2)" ||
+		t_fail "compare: an unknown clock is refused before the run (exit 2)" "exit $rc" "$out"
+
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --disks ram-bounce+ram@insn,ram --run-id clk-mix 2>&1) || rc=$?
+	[ $rc = 2 ] && [ ! -e "$sb/results/clk-mix" ] &&
+	   grep -q "disk 'ram' is in entries with different clocks (insn, host)" <<<"$out" &&
+		t_ok "compare: one disk under two clocks is refused (exit 2)" ||
+		t_fail "compare: one disk under two clocks is refused (exit 2)" "exit $rc" "$out"
+}
+
 # --- ./run.sh compare --dry-run ---------------------------------------------
 
 # old_run SANDBOX ID AGE BOOTS_TSV_ROWS...: a finished run in results/.
@@ -512,18 +567,18 @@ test_dry_run()
 	# and never apt: a dry run that reached the deps would install them
 	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
 
-	# default matrix: 6 reps of ram-bounce+ram+virtio, usb-pio in the first
-	# 2 (usb-pio:2), 3 variants: 24 boots of 8 jobs per disk
+	# default matrix: 6 reps of ram-bounce+ram@insn and of virtio, usb-pio
+	# in the first 2 (usb-pio:2), 3 variants: 42 boots of 8 jobs per disk
 	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
 	if [ $rc = 0 ] && grep -q 'no previous run' <<<"$out" &&
-	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 25m04s' <<<"$out" &&
-	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 24 ] &&
-	   grep -Eq '^  1 +pre +ram-bounce\+ram\+virtio +none +1$' <<<"$out" &&
-	   grep -Eq '^  6 +post +usb-pio +none +1$' <<<"$out" &&
-	   grep -Eq '^  24 +post +ram-bounce\+ram\+virtio +none +6$' <<<"$out"; then
-		t_ok "compare --dry-run, no earlier run: 24 boots in order, the stated default guess"
+	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 43m52s' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 42 ] &&
+	   grep -Eq '^  1 +pre +ram-bounce\+ram +none +1$' <<<"$out" &&
+	   grep -Eq '^  9 +post +usb-pio +none +1$' <<<"$out" &&
+	   grep -Eq '^  42 +post +virtio +none +6$' <<<"$out"; then
+		t_ok "compare --dry-run, no earlier run: 42 boots in order, the stated default guess"
 	else
-		t_fail "compare --dry-run, no earlier run: 24 boots in order, the stated default guess" \
+		t_fail "compare --dry-run, no earlier run: 42 boots in order, the stated default guess" \
 			"exit $rc" "$out"
 	fi
 
@@ -537,9 +592,10 @@ test_dry_run()
 	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
 	if [ $rc = 0 ] && grep -q 'from the newest run, 20250202-000000' <<<"$out" &&
 	   grep -Eq '^  usb-pio +6 boot\(s\) x +80s$' <<<"$out" &&
-	   grep -Eq '^  ram-bounce\+ram\+virtio +18 boot\(s\) x +62s \(not in that run' <<<"$out" &&
-	   grep -q 'total: about 26m40s' <<<"$out"; then
-		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (26m40s)"
+	   grep -Eq '^  virtio +18 boot\(s\) x +53s$' <<<"$out" &&
+	   grep -Eq '^  ram-bounce\+ram +18 boot\(s\) x +62s \(not in that run' <<<"$out" &&
+	   grep -q 'total: about 42m40s' <<<"$out"; then
+		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (42m40s)"
 	else
 		t_fail "compare --dry-run: estimate from the newest run's ok boots, per disk" "exit $rc" "$out"
 	fi
@@ -670,7 +726,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 39
+t_plan 43
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -681,6 +737,7 @@ test_guest_run_disks
 test_plan_options
 test_compare_interrupt
 test_dry_run
+test_clocks
 test_until_ci
 test_lab_description
 test_bases

@@ -5,7 +5,8 @@ consecutive runs, their plots and history.md.
 history.csv (HISTORY_DIR/history.csv) has one row per run, variant label,
 disk, job, pressure and metric (HISTORY_COLUMNS): the run's identity
 (run_id, run date "started", git revision, and the setup that makes runs
-comparable: accel, icount, memhog_mb), the kernel the label booted
+comparable: accel, icount, memhog_mb; icount is the disk's own, from the
+clock it ran under, meta.json "disk_clocks"), the kernel the label booted
 (source_package, kernel_source_version: the Debian version,
 source_suite, kernel_release) and the label's role (baseline, bounce,
 removed: meta.json "roles", else bench/lab.conf), the cell's median over
@@ -57,6 +58,7 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
+from . import labconf as L
 from . import metrics as M
 from . import plots as P
 from . import rawfiles as R
@@ -341,8 +343,8 @@ def run_rows(run, n_boot=S.N_BOOT):
     base = dict(run_id=run_id, started=started,
                 git_revision=_meta_str(run.meta, "git_revision") or "unknown",
                 accel=_meta_str(run.meta, "accel"),
-                icount=_meta_str(run.meta, "icount"),
                 memhog_mb=_meta_str(run.meta, "memhog_mb"))
+    lab = L.load(run.path)
     rows = []
     kvariant, role = {}, {}
     for (v, disk, job, pressure, metric), g in run.tidy.groupby(
@@ -354,6 +356,7 @@ def run_rows(run, n_boot=S.N_BOOT):
             kvariant[v] = T.base_variant(run, v)
             role[v] = ROLES.variant_role(run, v) or ""
         rows.append(dict(base, **kernels.get(v, unknown), role=role[v], variant=v,
+                         icount=L.disk_icount(run.meta, lab, disk),
                          kernel_variant=kvariant[v], disk=disk, job=job,
                          pressure=str(pressure), metric=metric, unit=M.unit(metric),
                          n=len(vals), median=med, ci_low=lo, ci_high=hi,

@@ -9,6 +9,7 @@ import os
 REPO_LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab.conf")
 # Fields after TYPE and NAME, the last taking the rest of the line.
 _FIELDS = {"channel": ("find", "args"), "refusal": ("message",),
+           "clock": ("cpus", "icount", "label"),
            "disk": ("channel", "knob", "role", "label"),
            "role": ("role", "label"), "pressure": ("label",),
            "default": ("value",)}
@@ -64,3 +65,31 @@ def control_pairs(lab):
 def ratio_disk(a, b):
     """The label of the within-boot ratio of disk a to disk b."""
     return f"{a}/{b}"
+
+
+def clock_icount(lab, clock):
+    """The -icount shift of a lab.conf clock ("" for host time or a clock
+    this lab.conf does not know)."""
+    return lab.get("clock", {}).get(clock, {}).get("icount", "")
+
+
+def disk_clock(meta, lab, disk):
+    """The clock a run booted disk under: meta.json "disk_clocks", else its
+    "clock", else lab.conf's default; a within-boot ratio disk (A/B) takes
+    A's. "" for a run from before clocks."""
+    clocks = meta.get("disk_clocks")
+    if isinstance(clocks, dict) and disk.split("/")[0] in clocks:
+        return str(clocks[disk.split("/")[0]])
+    if meta.get("clock"):
+        return str(meta["clock"])
+    return ""
+
+
+def disk_icount(meta, lab, disk):
+    """The -icount shift disk ran under: its clock's, else (a run from
+    before clocks) meta.json "icount"."""
+    clock = disk_clock(meta, lab, disk)
+    if clock:
+        return clock_icount(lab, clock)
+    v = meta.get("icount")
+    return "" if v is None else str(v)

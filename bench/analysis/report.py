@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 from . import headline as H
+from . import labconf as L
 from . import metrics as M
 from . import roles as ROLES
 from . import stats as S
@@ -98,6 +99,26 @@ def bounce_status(run):
     return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {jobs} "
                    f"job(s) of {names} counted no "
                    "bounced bios; no bounce cost is reported for them")
+
+
+def clocks_line(run):
+    """Which disks ran under which clock (lab.conf "clock"): host time
+    swings from boot to boot, instruction time does not. None for a run
+    from before clocks."""
+    if not isinstance(run.meta.get("disk_clocks"), dict) and not run.meta.get("clock"):
+        return None
+    lab = L.load(run.path)
+    disks = sorted(set(run.tidy["disk"])) if not run.tidy.empty else []
+    by_clock = {}
+    for d in disks:
+        by_clock.setdefault(L.disk_clock(run.meta, lab, d), []).append(d)
+    if not by_clock:
+        return None
+    parts = []
+    for clock, ds in sorted(by_clock.items()):
+        label = lab.get("clock", {}).get(clock, {}).get("label") or clock or "unknown"
+        parts.append(f"{', '.join(ds)}: {label}")
+    return "Clocks: " + "; ".join(parts) + "."
 
 
 def headline_rows(verdicts):
@@ -214,6 +235,9 @@ def first_screen(run, verdicts, figures, run_dir):
     """The top of report.md (about 60 lines): bounce proof, controls, data
     integrity, primary verdicts, forest plots."""
     out = [f"Bounce path: **{bounce_status(run)[1]}**.", ""]
+    clocks = clocks_line(run)
+    if clocks:
+        out += [clocks, ""]
     ok, line = controls_line(verdicts)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
             " (primary rows of pairs that can only differ by noise; Benjamini-Hochberg "

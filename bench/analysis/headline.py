@@ -9,6 +9,7 @@ roles.py's answers.
 import numpy as np
 import pandas as pd
 
+from . import labconf as L
 from . import roles as R
 
 MIB = 1 << 20
@@ -186,7 +187,8 @@ def cost_section(run, verdicts):
             mean = _median(_values(run, "bounce_pages_mean", [v], disk))
             if np.isfinite(peak):
                 out.append(f"  - lowmem held by bounce pages: peak {_fmt(peak)}, mean "
-                           f"{_fmt(mean)} pages (Bounce: every {_interval(run)} ms).")
+                           f"{_fmt(mean)} pages (Bounce: every {_interval(run)} ms)"
+                           f"{_unseen_note(run, disk, peak)}.")
     rows = []
     cells = [d for d in disks if "/" in str(d)] + candidates
     pairs = [(v, w) for v in bouncers for w in others]
@@ -205,6 +207,20 @@ def cost_section(run, verdicts):
                    "of a bounce candidate to its control (TCG's boot-to-boot speed "
                    "cancels in it).")
     return out
+
+
+def _unseen_note(run, disk, peak):
+    """Why a peak of 0 bounce pages is not "none held": on a one-vCPU
+    clock the sampler only runs between I/Os, and a bounce page of a
+    synchronous in-guest disk lives within one I/O."""
+    if peak != 0:
+        return ""
+    lab = L.load(run.path)
+    clock = L.disk_clock(run.meta or {}, lab, disk)
+    if lab.get("clock", {}).get(clock, {}).get("cpus") != "1":
+        return ""
+    return (f"; not seen, not absent: under the clock {clock} (one vCPU) the sampler "
+            "runs only between I/Os; see a disk on host time for the footprint")
 
 
 def _performance_jobs(run, rows):

@@ -8,7 +8,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis import history, labconf, report, tidy
+from analysis import headline, history, labconf, report, tidy
 
 LAB = labconf.load()
 
@@ -72,6 +72,21 @@ class RunClocks(unittest.TestCase):
         self.assertIn("virtio: " + LAB["clock"]["insn"]["label"], line)
         old = clock_run(os.path.join(self.tmp.name, "old"), {})
         self.assertIsNone(report.clocks_line(old))
+
+
+class UnseenBouncePages(unittest.TestCase):
+    """A peak of 0 bounce pages on a one-vCPU clock is "not seen": the
+    sampler cannot run while a synchronous ram disk I/O holds its page."""
+
+    class FakeRun:
+        path = None
+        meta = {"clock": "host", "disk_clocks": {"ram-bounce": "insn", "usb-pio": "host"}}
+
+    def test_note(self):
+        run = self.FakeRun()
+        self.assertIn("not seen, not absent", headline._unseen_note(run, "ram-bounce", 0))
+        self.assertEqual(headline._unseen_note(run, "ram-bounce", 3), "")
+        self.assertEqual(headline._unseen_note(run, "usb-pio", 0), "")
 
 
 if __name__ == "__main__":

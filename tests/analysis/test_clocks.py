@@ -7,6 +7,8 @@ import os
 import tempfile
 import unittest
 
+import pandas as pd
+
 import helpers as H
 from analysis import headline, history, labconf, report, tidy
 
@@ -87,6 +89,41 @@ class UnseenBouncePages(unittest.TestCase):
         self.assertIn("not seen, not absent", headline._unseen_note(run, "ram-bounce", 0))
         self.assertEqual(headline._unseen_note(run, "ram-bounce", 3), "")
         self.assertEqual(headline._unseen_note(run, "usb-pio", 0), "")
+
+
+class ControlsByClock(unittest.TestCase):
+    """A control pair on an instruction-time disk has no noise: a
+    significant row there is the kernels' difference, named with its size;
+    the noise check is about host-time rows only."""
+
+    class FakeRun:
+        path = None
+        meta = {"clock": "host", "disk_clocks": {"ram": "insn", "virtio": "host"}}
+
+    @staticmethod
+    def verdicts(rows):
+        return pd.DataFrame([dict(control=True, primary=True, p_adjusted=p, verdict=v,
+                                  ratio=r, disk=d) for d, v, r, p in rows])
+
+    def test_exact_difference_is_not_noise(self):
+        v = self.verdicts([("ram", "slower", 0.998, 0.01), ("ram", "no significant difference",
+                                                             1.0, 1.0),
+                           ("virtio", "no significant difference", 1.05, 0.8)])
+        ok, line = report.controls_line(v, self.FakeRun())
+        self.assertTrue(ok)
+        self.assertIn("host time: 0 of 1 A/A rows significant", line)
+        self.assertIn("instruction time (ram): 1 of 2 rows differ, by at most 0.2%", line)
+        # without the run's clocks: the plain noise check, which fails
+        ok, line = report.controls_line(v)
+        self.assertFalse(ok)
+        self.assertIn("1 of 3 A/A rows significant", line)
+
+    def test_host_noise_still_fails(self):
+        v = self.verdicts([("ram", "no significant difference", 1.0, 1.0),
+                           ("virtio", "costlier", 1.23, 0.03)])
+        ok, line = report.controls_line(v, self.FakeRun())
+        self.assertFalse(ok)
+        self.assertIn("host-time verdicts are NOT to be trusted", line)
 
 
 if __name__ == "__main__":

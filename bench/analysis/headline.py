@@ -215,9 +215,8 @@ def _unseen_note(run, disk, peak):
     synchronous in-guest disk lives within one I/O."""
     if peak != 0:
         return ""
-    lab = L.load(run.path)
-    clock = L.disk_clock(run.meta or {}, lab, disk)
-    if lab.get("clock", {}).get(clock, {}).get("cpus") != "1":
+    clock = L.disk_clock(run.meta or {}, disk)
+    if L.clock(L.load(run.path), clock).get("cpus") != "1":
         return ""
     return (f"; not seen, not absent: under the clock {clock} (one vCPU) the sampler "
             "runs only between I/Os; see a disk on host time for the footprint")

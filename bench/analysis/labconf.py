@@ -67,29 +67,28 @@ def ratio_disk(a, b):
     return f"{a}/{b}"
 
 
-def clock_icount(lab, clock):
-    """The -icount shift of a lab.conf clock ("" for host time or a clock
-    this lab.conf does not know)."""
-    return lab.get("clock", {}).get(clock, {}).get("icount", "")
+def clock(lab, name):
+    """The fields of a lab.conf clock (cpus, icount: "" for host time,
+    label); {} for a clock this lab.conf does not know."""
+    return lab.get("clock", {}).get(name, {})
 
 
-def disk_clock(meta, lab, disk):
-    """The clock a run booted disk under: meta.json "disk_clocks", else its
-    "clock", else lab.conf's default; a within-boot ratio disk (A/B) takes
-    A's. "" for a run from before clocks."""
+def disk_clock(meta, disk):
+    """The clock a run booted disk under: meta.json "disk_clocks", else
+    the run's default "clock"; a within-boot ratio disk (A/B) takes A's.
+    "" for a run from before clocks."""
+    first = disk.split("/")[0]
     clocks = meta.get("disk_clocks")
-    if isinstance(clocks, dict) and disk.split("/")[0] in clocks:
-        return str(clocks[disk.split("/")[0]])
-    if meta.get("clock"):
-        return str(meta["clock"])
-    return ""
+    if isinstance(clocks, dict) and first in clocks:
+        return str(clocks[first])
+    return str(meta.get("clock") or "")
 
 
 def disk_icount(meta, lab, disk):
     """The -icount shift disk ran under: its clock's, else (a run from
     before clocks) meta.json "icount"."""
-    clock = disk_clock(meta, lab, disk)
-    if clock:
-        return clock_icount(lab, clock)
+    name = disk_clock(meta, disk)
+    if name:
+        return clock(lab, name).get("icount", "")
     v = meta.get("icount")
     return "" if v is None else str(v)

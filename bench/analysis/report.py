@@ -111,12 +111,12 @@ def clocks_line(run):
     disks = sorted(set(run.tidy["disk"])) if not run.tidy.empty else []
     by_clock = {}
     for d in disks:
-        by_clock.setdefault(L.disk_clock(run.meta, lab, d), []).append(d)
+        by_clock.setdefault(L.disk_clock(run.meta, d), []).append(d)
     if not by_clock:
         return None
     parts = []
     for clock, ds in sorted(by_clock.items()):
-        label = lab.get("clock", {}).get(clock, {}).get("label") or clock or "unknown"
+        label = L.clock(lab, clock).get("label") or clock or "unknown"
         parts.append(f"{', '.join(ds)}: {label}")
     return "Clocks: " + "; ".join(parts) + "."
 
@@ -140,7 +140,7 @@ def _exact_disks(run, disks):
     if run is None:
         return set()
     lab = L.load(run.path)
-    return {d for d in disks if L.clock_icount(lab, L.disk_clock(run.meta or {}, lab, d))}
+    return {d for d in disks if L.clock(lab, L.disk_clock(run.meta or {}, d)).get("icount")}
 
 
 def controls_line(verdicts, run=None):
@@ -149,15 +149,13 @@ def controls_line(verdicts, run=None):
     boot, so a significant control row there is a measured difference
     between the two kernels, named with its size; the noise check (any
     significant control row: do not trust) is about the other disks."""
-    sig, n = S.controls(verdicts)
-    if not n:
+    c = S.control_rows(verdicts)
+    if c.empty:
         return None, "controls: no A/A control rows with a test in this run"
-    c = verdicts[verdicts["control"].astype(bool) & verdicts["primary"].astype(bool) &
-                 verdicts["p_adjusted"].notna()]
     on_exact = c["disk"].isin(_exact_disks(run, set(c["disk"])))
     exact = c[on_exact]
     exact_sig = exact[exact["verdict"].isin(S.SIGNIFICANT)]
-    sig, n = sig - len(exact_sig), n - len(exact)
+    sig, n = S.controls(c[~on_exact])
     real = ""
     if len(exact):
         worst = (float(np.max(np.abs(exact_sig["ratio"].astype(float) - 1))) * 100

@@ -628,12 +628,17 @@ def adjust(df):
     return df[VERDICT_COLUMNS]
 
 
+def control_rows(df):
+    """The primary control rows of a verdict table that have a test."""
+    if df.empty:
+        return df
+    return df[df["control"].astype(bool) & df["primary"].astype(bool) &
+              df["p_adjusted"].notna()]
+
+
 def controls(df):
     """(significant, tested) primary control rows of a verdict table."""
-    if df.empty:
-        return 0, 0
-    c = df[df["control"].astype(bool) & df["primary"].astype(bool) &
-           df["p_adjusted"].notna()]
+    c = control_rows(df)
     return int(c["verdict"].isin(SIGNIFICANT).sum()), len(c)
 
 

@@ -36,18 +36,18 @@ class LabConfClocks(unittest.TestCase):
     def test_disk_clock_from_meta(self):
         meta = {"clock": "host", "disk_clocks": {"ram-bounce": "insn", "ram": "insn",
                                                  "virtio": "host"}}
-        self.assertEqual(labconf.disk_clock(meta, LAB, "ram-bounce"), "insn")
+        self.assertEqual(labconf.disk_clock(meta, "ram-bounce"), "insn")
         # a within-boot ratio disk takes its first disk's clock
-        self.assertEqual(labconf.disk_clock(meta, LAB, "ram-bounce/ram"), "insn")
-        self.assertEqual(labconf.disk_clock(meta, LAB, "virtio"), "host")
+        self.assertEqual(labconf.disk_clock(meta, "ram-bounce/ram"), "insn")
+        self.assertEqual(labconf.disk_clock(meta, "virtio"), "host")
         # not planned: the run's default clock
-        self.assertEqual(labconf.disk_clock(meta, LAB, "usb-pio"), "host")
+        self.assertEqual(labconf.disk_clock(meta, "usb-pio"), "host")
         self.assertEqual(labconf.disk_icount(meta, LAB, "ram"), "3")
         self.assertEqual(labconf.disk_icount(meta, LAB, "virtio"), "")
 
     def test_run_from_before_clocks(self):
         # no clock in meta.json: its run-wide icount stands
-        self.assertEqual(labconf.disk_clock({"icount": "3"}, LAB, "virtio"), "")
+        self.assertEqual(labconf.disk_clock({"icount": "3"}, "virtio"), "")
         self.assertEqual(labconf.disk_icount({"icount": "3"}, LAB, "virtio"), "3")
         self.assertEqual(labconf.disk_icount({}, LAB, "virtio"), "")
 

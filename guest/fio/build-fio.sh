@@ -366,7 +366,7 @@ make: make -j2
 compiler: $(gcc -m32 --version | sed -n 1p)
 libc6-dev-i386: $(bl_pkg_version libc6-dev-i386)
 libaio-dev:i386: $(bl_pkg_version libaio-dev:i386)
-file: $(file -b "$bin")
+file: $(file -b "$OUTDIR/fio")
 size: $size
 unstripped: $srcdir/fio
 built: $(date -u +%Y-%m-%dT%H:%M:%SZ)

@@ -4,7 +4,10 @@
 # The host scripts' failure paths, each tested on a sandbox copy of the
 # checkout with stubs in place of the heavy parts (a fake qemu-boot, a fake
 # checkpatch.pl, fake suites, a fake guest fio): no kernels, no QEMU, no
-# network, no root. It runs anywhere, before anything is built.
+# root. It runs anywhere, before anything is built. One test needs the
+# network (the Debian mirror): the guest's busybox and fio fetched and
+# built through their private apt (about a minute); without the mirror it
+# is skipped.
 #
 # Everything it writes is in a temporary folder, its cache included
 # (BOUNCELAB_CACHE), so the real cache and results/ are never touched.
@@ -254,6 +257,59 @@ test_lock_bounds()
 		"$BL_CACHE/guest/.busybox.lock"
 	expect_lock_bound build-fio.sh "$BL_ROOT/guest/fio/build-fio.sh" \
 		"$BL_CACHE/guest/src/.fio.lock"
+}
+
+# --- guest/busybox, guest/fio: a private apt, the host's apt untouched -----
+
+# The end of what the last guest script said, for a failure's details.
+guest_out()
+{
+	tail -n 25 "$WORK/guest-apt.out"
+}
+
+# Both guest programs fetched and built in a fresh cache, through their
+# private apt (network: the Debian mirror; fio's build is most of the
+# minute this takes): the binaries are there, and the host's /etc/apt and
+# dpkg's architectures are byte for byte as before, with no i386 package.
+test_guest_private_apt()
+{
+	local cache=$WORK/guest-cache bin before after missing n rc=0 why=''
+	local names=("fetch-busybox.sh: busybox-static:i386 through a private apt, in a fresh cache"
+		"build-fio.sh: a static i386 fio, libaio from a private apt's .deb, in a fresh cache"
+		"fetch-busybox.sh and build-fio.sh leave /etc/apt and dpkg's architectures as they were, no i386 package")
+	bin=$cache/guest/bin
+	missing=$(. "$BL_ROOT/lib/deps.sh"; bl_deps_missing gcc-multilib dpkg-dev make file debian-archive-keyring | paste -sd ' ')
+	[ -z "$missing" ] || why="missing host packages: $missing (./run.sh deps)"
+	before=$(host_apt_state)
+	if [ -z "$why" ]; then
+		BOUNCELAB_CACHE=$cache timeout 600 "$BL_ROOT/guest/busybox/fetch-busybox.sh" "$bin" \
+			>"$WORK/guest-apt.out" 2>&1 || rc=$?
+		# the first network step: a mirror out of reach is no failure
+		# of the script
+		[ $rc = 0 ] || ! grep -q 'the mirror cannot be reached' "$WORK/guest-apt.out" ||
+			why="the Debian mirror (${BOUNCELAB_DEBIAN_MIRROR:-http://deb.debian.org/debian}) cannot be reached"
+	fi
+	if [ -n "$why" ]; then
+		for n in "${names[@]}"; do t_skip "$n" "$why"; done
+		return
+	fi
+	[ $rc = 0 ] && [ -x "$bin/busybox" ] && grep -q '^deb-sha256: [0-9a-f]\{64\}$' "$bin/busybox.version" &&
+	   [ -f "$cache/apt/guest-busybox/sources.list" ] &&
+		t_ok "${names[0]}" ||
+		t_fail "${names[0]}" "exit $rc" "$(guest_out)"
+	rc=0
+	BOUNCELAB_CACHE=$cache timeout 900 "$BL_ROOT/guest/fio/build-fio.sh" "$bin" \
+		>"$WORK/guest-apt.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ -x "$bin/fio" ] &&
+	   grep -q '^libaio-dev:i386-deb-sha256: [0-9a-f]\{64\}$' "$bin/fio.version" &&
+	   [ -f "$cache/guest/sysroot-i386/usr/lib/i386-linux-gnu/libaio.a" ] &&
+		t_ok "${names[1]} ($(grep -o 'in [0-9]* s$' "$WORK/guest-apt.out"))" ||
+		t_fail "${names[1]}" "exit $rc" "$(guest_out)"
+	after=$(host_apt_state)
+	[ "$before" = "$after" ] && [ -z "$(bl_pkg_version libaio-dev:i386)" ] &&
+		t_ok "${names[2]}" ||
+		t_fail "${names[2]}" "$(diff <(echo "$before") <(echo "$after"))" \
+			"libaio-dev:i386: $(bl_pkg_version libaio-dev:i386)"
 }
 
 # --- guest/gen-initramfs without a kernel tree -------------------------------
@@ -726,12 +782,13 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 43
+t_plan 46
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
 test_checkpatch_crash
 test_lock_bounds
+test_guest_private_apt
 test_gen_initramfs
 test_guest_run_disks
 test_plan_options

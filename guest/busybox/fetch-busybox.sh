@@ -4,19 +4,23 @@
 # fetch-busybox.sh [OUTDIR]
 #
 # Fetch Debian's busybox-static:i386 (a static 32-bit busybox) for the guest
-# initramfs. The .deb is downloaded with `apt-get download` into a temporary
-# folder and unpacked with `dpkg-deb -x`: it is never installed on the host.
+# initramfs, through a private apt (lib/private-apt.sh) under
+# $BL_CACHE/apt/guest-busybox/: the host's release (VERSION_CODENAME of
+# /etc/os-release), main, i386 indexes only, from BOUNCELAB_DEBIAN_MIRROR
+# (default http://deb.debian.org/debian), signatures checked against the
+# Debian archive keyring. The .deb is downloaded with `apt-get download`
+# into a temporary folder and unpacked with `dpkg-deb -x`: it is never
+# installed. The host's apt setup and dpkg's architectures are read, never
+# changed.
 #
 # OUTDIR defaults to "$BL_CACHE/guest/bin". It receives:
 #   busybox          the static i386 binary
 #   busybox.version  Debian package version, sha256 of the .deb and of the
 #                    binary, busybox's own banner
 #   .busybox.stamp   package version + sha256 of this script
-# Up to date when apt's candidate version (and this script) equal the
-# recorded ones and the binary still has the recorded sha256.
-#
-# Host changes this may make (as root, only when missing): the i386 foreign
-# architecture and an `apt-get update` so that apt knows i386 packages.
+# Up to date when the private apt's candidate version (and this script)
+# equal the recorded ones and the binary still has the recorded sha256.
+# Offline, the lists of the last update are used (with a warning).
 
 set -euo pipefail
 # Note: never `cmd | grep -q` here: grep -q exits at the first match, cmd then
@@ -25,11 +29,11 @@ set -euo pipefail
 SCRIPT=$(readlink -f "${BASH_SOURCE[0]}")
 # shellcheck source=../../lib/common.sh
 . "$(dirname "$SCRIPT")/../../lib/common.sh"
-. "$(dirname "$SCRIPT")/../../lib/deps.sh"
+# shellcheck source=../../lib/private-apt.sh
+. "$(dirname "$SCRIPT")/../../lib/private-apt.sh"
 
 OUTDIR=${1:-$BL_CACHE/guest/bin}
 PKG=busybox-static:i386
-APT_GET=(apt-get -o DPkg::Lock::Timeout=600 -o APT::Get::Assume-Yes=true)
 NSTEPS=4
 
 step()
@@ -41,32 +45,24 @@ step()
 
 candidate()
 {
-	apt-cache policy "$PKG" 2>/dev/null |
+	bl_papt apt-cache policy "$PKG" 2>/dev/null |
 		awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'
 }
 
 start=$(bl_now)
-bl_need_cmd apt-get apt-cache dpkg-deb file sha256sum
+bl_need_cmd dpkg-deb file sha256sum
 mkdir -p "$OUTDIR" "$BL_CACHE/guest"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 bl_lock 9 "$BL_CACHE/guest/.busybox.lock" busybox
+bl_papt_need
 
-step 1 "apt: i386 packages known"
+suite=$(bl_debian_host_suite)
+mirror=$(bl_debian_mirror "$suite")
+step 1 "private apt: $suite main i386 from $mirror"
+bl_papt_setup guest-busybox i386 "deb $mirror $suite main"
+bl_papt_update --stale-ok "apt-get update of $suite (i386) from $mirror"
 ver=$(candidate)
-if [ -z "$ver" ]; then
-	if [ "$(dpkg --print-architecture)" != i386 ] &&
-		! dpkg --print-foreign-architectures | grep -x i386 >/dev/null; then
-		bl_need_root "adding the i386 architecture"
-		dpkg --add-architecture i386
-		bl_log "busybox: added dpkg architecture i386"
-	fi
-	bl_log "busybox: running apt-get update"
-	bl_apt_update
-	ver=$(candidate)
-	[ -n "$ver" ] || bl_die "apt has no candidate for $PKG"
-else
-	bl_log "busybox: apt knows $PKG"
-fi
+[ -n "$ver" ] || bl_die "$suite ($mirror) has no $PKG"
 
 step 2 "compare $PKG $ver with $OUTDIR/busybox"
 script_sha=$(sha256sum "$SCRIPT" | cut -d' ' -f1)
@@ -82,15 +78,9 @@ fi
 step 3 "download and unpack $PKG=$ver (not installed)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-dl_opts=()
-# As root, apt drops to user _apt for downloads and warns when _apt cannot
-# write the (private, 0700) temporary folder; download as root instead.
-[ "$(id -u)" = 0 ] && dl_opts+=(-o APT::Sandbox::User=root)
-(cd "$tmp" && apt-get -qq "${dl_opts[@]}" download "$PKG=$ver") ||
-	bl_die "apt-get download $PKG=$ver failed"
-debs=("$tmp"/busybox-static_*_i386.deb)
-[ -f "${debs[0]}" ] || bl_die "no busybox-static .deb in $tmp after apt-get download"
-deb=${debs[0]}
+info=$(bl_papt_deb "$PKG" "$ver") || exit 1
+deb=$tmp/${info% *}
+bl_papt_download "$PKG" "$ver" "${info% *}" "${info#* }" "$deb"
 [ "$(dpkg-deb -f "$deb" Version)" = "$ver" ] ||
 	bl_die "$deb is version $(dpkg-deb -f "$deb" Version), expected $ver"
 dpkg-deb -x "$deb" "$tmp/root"

@@ -11,32 +11,35 @@
 # OUTDIR defaults to "$BL_CACHE/guest/bin". It receives:
 #   fio          the static i386 binary
 #   fio.version  what was built (fio and Debian versions, configure line,
-#                toolchain versions, sha256 of the binary)
-#   .fio.stamp   Debian source version + sha256 of this script; the build
-#                runs again only when one of them changes (or the binary is
-#                missing or altered)
+#                toolchain versions, libaio-dev:i386's version and the
+#                sha256 of its .deb, sha256 of the binary)
+#   .fio.stamp   Debian source version, libaio-dev:i386 version + sha256 of
+#                this script; the build runs again only when one of them
+#                changes (or the binary is missing or altered)
 # Sources and the build tree live in "$BL_CACHE/guest/src".
 #
-# Host changes this may make (as root, each only when missing): a deb-src
-# entry for the release in /etc/apt/sources.list.d/bouncelab-src.sources,
-# the i386 foreign architecture, and the packages listed in BUILD_PKGS.
+# Debian packages come through a private apt (lib/private-apt.sh) under
+# $BL_CACHE/apt/guest-fio/: the host's release and its -updates suite
+# (VERSION_CODENAME of /etc/os-release), main, deb-src and i386 indexes,
+# from BOUNCELAB_DEBIAN_MIRROR (default http://deb.debian.org/debian),
+# signatures checked against the Debian archive keyring. Through it:
+# `apt-get source --download-only fio=VERSION`, and `apt-get download
+# libaio-dev:i386`, unpacked with `dpkg-deb -x` into
+# $BL_CACHE/guest/sysroot-i386 (never installed). The host's apt setup and
+# dpkg's architectures are read, never changed; the host packages of
+# BUILD_PKGS (native ones) are installed when missing (as root). Offline,
+# the lists of the last update are used (with a warning).
 #
-# Toolchain choice (libc6-dev:i386 versus libc6-dev-i386): the 32-bit C
-# library comes from gcc-multilib's biarch package libc6-dev-i386
-# (/usr/lib32/libc.a). In bookworm libaio-dev:i386 depends only on
-# libaio1:i386, so the i386 packages installed are libaio-dev:i386,
-# libaio1:i386, libc6:i386, libgcc-s1:i386 and gcc-12-base:i386 (runtime
-# libraries, no second toolchain). gcc -m32 finds libaio.a in
-# /usr/lib/i386-linux-gnu through its multiarch search path and libc.a in
-# /usr/lib32, so libc6-dev:i386 is not needed, and we never install it: it
-# would pull a second 32-bit libc dev tree and 15 more i386 packages
-# (linux-libc-dev, libcrypt, libnsl, libtirpc, krb5, libssl, ...), and since
-# Multi-Arch: same packages must have equal versions on both architectures,
-# `apt-get -s` showed it forcing upgrades of a dozen amd64 packages
-# (linux-libc-dev, libkrb5, e2fsprogs, ...) and it would later hold back
-# amd64-only upgrades. Mixing both libc dev trees also
-# leaves two libc.a that gcc -m32 could pick from. libc6:i386 itself must
-# equal libc6:amd64; apt upgrades the amd64 one when the archive is ahead.
+# Toolchain: `gcc -m32` from gcc-multilib, whose biarch package
+# libc6-dev-i386 gives the static 32-bit C library (/usr/lib32/libc.a);
+# libaio.a and libaio.h come from the sysroot (libaio-dev:i386 holds
+# usr/lib/i386-linux-gnu/libaio.a and usr/include/libaio.h), given to fio's
+# configure as --extra-cflags=-I... and LDFLAGS=-L... (fio links with
+# LDFLAGS, not CFLAGS). Nothing of i386 is installed on the host:
+# libc6-dev:i386 in particular would bring a second 32-bit libc dev tree
+# (two libc.a for gcc -m32 to pick from) and, as Multi-Arch: same packages
+# must have equal versions on both architectures, force upgrades of amd64
+# packages and later hold back amd64-only ones.
 
 set -euo pipefail
 # Note: never `cmd | grep -q` here: grep -q exits at the first match, cmd then
@@ -45,15 +48,21 @@ set -euo pipefail
 SCRIPT=$(readlink -f "${BASH_SOURCE[0]}")
 # shellcheck source=../../lib/common.sh
 . "$(dirname "$SCRIPT")/../../lib/common.sh"
+# shellcheck source=../../lib/deps.sh
 . "$(dirname "$SCRIPT")/../../lib/deps.sh"
+# shellcheck source=../../lib/private-apt.sh
+. "$(dirname "$SCRIPT")/../../lib/private-apt.sh"
 
 OUTDIR=${1:-$BL_CACHE/guest/bin}
 SRCROOT=$BL_CACHE/guest/src
+SYSROOT=$BL_CACHE/guest/sysroot-i386
+LIBAIO=libaio-dev:i386
+LIBAIO_LIB=usr/lib/i386-linux-gnu
 
-# Packages the build needs on the host. gcc-multilib gives `gcc -m32` and the
-# static 32-bit libc (libc6-dev-i386); libaio-dev:i386 gives libaio.a;
-# dpkg-dev gives dpkg-source for `apt-get source`.
-BUILD_PKGS=(gcc-multilib libaio-dev:i386 dpkg-dev make file)
+# Packages the build needs on the host, all native. gcc-multilib gives
+# `gcc -m32` and the static 32-bit libc (libc6-dev-i386); dpkg-dev gives
+# dpkg-source to unpack the source package.
+BUILD_PKGS=(gcc-multilib dpkg-dev make file)
 
 # fio's configure autodetects optional engines and libraries; everything not
 # needed in the guest is switched off explicitly so the result does not depend
@@ -68,6 +77,7 @@ BUILD_PKGS=(gcc-multilib libaio-dev:i386 dpkg-dev make file)
 # thread=1 jobs. fio's own optimisation flags (-O3, ...) are kept.
 CONFIGURE_ARGS=(
 	--cc="gcc -m32"
+	--extra-cflags="-I$SYSROOT/usr/include"
 	--build-static
 	--disable-native
 	--disable-lex
@@ -84,10 +94,10 @@ CONFIGURE_ARGS=(
 	--disable-xnvme
 	--disable-libzbc
 )
+CONFIGURE_LDFLAGS=-L$SYSROOT/$LIBAIO_LIB
 # The same, as one would type it (for logs and fio.version).
-CONFIGURE_LINE="./configure --cc=\"gcc -m32\" ${CONFIGURE_ARGS[*]:1}"
+CONFIGURE_LINE="LDFLAGS=$CONFIGURE_LDFLAGS ./configure --cc=\"gcc -m32\" ${CONFIGURE_ARGS[*]:1}"
 
-APT_GET=(apt-get -o DPkg::Lock::Timeout=600 -o APT::Get::Assume-Yes=true)
 NSTEPS=8
 step()
 {
@@ -98,114 +108,10 @@ step()
 
 # --- apt helpers -----------------------------------------------------------
 
-# Is there an enabled deb-src entry for suite $1, component main?
-have_deb_src()
-{
-	local suite=$1 f
-	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-		[ -f "$f" ] || continue
-		grep -Eq "^[[:space:]]*deb-src[[:space:]]+(\[[^]]*\][[:space:]]+)?[^[:space:]]+[[:space:]]+${suite}[[:space:]].*\<main\>" "$f" &&
-			return 0
-	done
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk -v suite="$suite" '
-			function check() {
-				if (types ~ /(^| )deb-src( |$)/ &&
-				    (" " suites " ") ~ (" " suite " ") &&
-				    (" " comps " ") ~ / main / && tolower(enabled) != "no")
-					found = 1
-				types = suites = comps = enabled = ""
-			}
-			/^[[:space:]]*$/ { check(); next }
-			/^#/ { next }
-			{
-				key = tolower($1); val = $0
-				sub(/^[^:]*:[[:space:]]*/, "", val)
-				gsub(/[[:space:]]+/, " ", val)
-				if (key == "types:") types = val
-				else if (key == "suites:") suites = val
-				else if (key == "components:") comps = val
-				else if (key == "enabled:") enabled = val
-			}
-			END { check(); exit !found }
-		' "$f" && return 0
-	done
-	return 1
-}
-
-# Print deb822 deb-src stanzas mirroring the enabled `Types: deb` stanzas of
-# debian.sources that carry suite $1 (same URIs, suites, components, key).
-deb_src_stanzas()
-{
-	local suite=$1 f=/etc/apt/sources.list.d/debian.sources
-	if [ -f "$f" ]; then
-		awk -v suite="$suite" '
-			function flush() {
-				if (n && types ~ /(^| )deb( |$)/ &&
-				    (" " suites " ") ~ (" " suite "(-[a-z]+)? ") &&
-				    tolower(enabled) != "no") {
-					printf "%sTypes: deb-src\n", (out++ ? "\n" : "")
-					for (i = 1; i <= n; i++)
-						print lines[i]
-				}
-				n = 0; types = suites = enabled = ""
-			}
-			/^[[:space:]]*$/ { flush(); next }
-			/^#/ { next }
-			{
-				key = tolower($1); val = $0
-				sub(/^[^:]*:[[:space:]]*/, "", val)
-				if (key == "types:") { types = val; next }
-				if (key == "architectures:") next
-				if (key == "suites:") suites = val
-				if (key == "enabled:") enabled = val
-				lines[++n] = $0
-			}
-			END { flush() }
-		' "$f"
-	fi
-}
-
-ensure_deb_src()
-{
-	local suite=$1 file=/etc/apt/sources.list.d/bouncelab-src.sources text
-	have_deb_src "$suite" && return 1
-	bl_need_root "adding a deb-src entry"
-	text=$(deb_src_stanzas "$suite")
-	if [ -z "$text" ]; then
-		# No deb822 debian.sources to mirror: use the standard mirror.
-		text="URIs: http://deb.debian.org/debian
-Suites: $suite $suite-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
-		text="Types: deb-src
-$text"
-	fi
-	{
-		echo "# Added by bouncelab guest/fio/build-fio.sh: source packages"
-		echo "# (apt-get source fio) for the same mirrors as debian.sources."
-		echo "$text"
-	} >"$file.tmp"
-	mv "$file.tmp" "$file"
-	bl_log "fio: wrote $file"
-	return 0
-}
-
-ensure_i386()
-{
-	[ "$(dpkg --print-architecture)" = i386 ] && return 1
-	dpkg --print-foreign-architectures | grep -x i386 >/dev/null && return 1
-	bl_need_root "adding the i386 architecture"
-	dpkg --add-architecture i386
-	bl_log "fio: added dpkg architecture i386"
-	return 0
-}
-
-# Highest version of source package $1 that apt knows, empty if none.
+# Highest version of source package $1 the private apt knows, empty if none.
 src_version()
 {
-	apt-cache showsrc --only-source "$1" 2>/dev/null |
+	bl_papt apt-cache showsrc --only-source "$1" 2>/dev/null |
 		awk '/^Version:/ { print $2 }' |
 		sort -u | {
 		local best="" v
@@ -218,54 +124,76 @@ src_version()
 	}
 }
 
-have_candidate()
+# The private apt's candidate version of binary package $1, empty if none.
+candidate()
 {
-	apt-cache policy "$1" 2>/dev/null | grep 'Candidate: [^(]' >/dev/null
+	bl_papt apt-cache policy "$1" 2>/dev/null |
+		awk '$1 == "Candidate:" && $2 != "(none)" { print $2 }'
 }
 
-missing_pkgs()
+# sysroot VERSION NAME SHA256: libaio-dev:i386 VERSION's .deb (apt's file
+# name NAME, its sha256 as the signed index gives it) unpacked in $SYSROOT.
+# The .deb is kept in $SRCROOT; a sysroot already unpacked from it is kept.
+sysroot()
 {
-	local p
-	for p in "$@"; do
-		[ -n "$(bl_pkg_version "$p")" ] || echo "$p"
+	local ver=$1 name=$2 want=$3 deb=$SRCROOT/$2 f
+	if [ -f "$SYSROOT/.bouncelab.deb" ] &&
+		[ "$(cat "$SYSROOT/.bouncelab.deb")" = "$name $want" ]; then
+		bl_log "fio: $SYSROOT already holds $name"
+		return 0
+	fi
+	if [ -f "$deb" ] && [ "$(sha256sum <"$deb" | cut -d' ' -f1)" = "$want" ]; then
+		bl_log "fio: $name already downloaded"
+	else
+		bl_papt_download "$LIBAIO" "$ver" "$name" "$want" "$deb"
+	fi
+	rm -rf "$SYSROOT" "$SYSROOT.tmp"
+	dpkg-deb -x "$deb" "$SYSROOT.tmp" || bl_die "dpkg-deb -x $deb failed"
+	for f in usr/include/libaio.h "$LIBAIO_LIB/libaio.a"; do
+		[ -f "$SYSROOT.tmp/$f" ] || bl_die "$name holds no $f"
 	done
+	echo "$name $want" >"$SYSROOT.tmp/.bouncelab.deb"
+	mv "$SYSROOT.tmp" "$SYSROOT"
 }
 
 # --- main ------------------------------------------------------------------
 
 start=$(bl_now)
-suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-[ -n "$suite" ] || bl_die "cannot tell the Debian release from /etc/os-release"
+suite=$(bl_debian_host_suite)
 [ "$suite" = bookworm ] ||
 	bl_log "fio: warning: host is Debian '$suite', the lab expects bookworm (fio 3.33)"
+mirror=$(bl_debian_mirror "$suite")
 
 mkdir -p "$SRCROOT" "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
-# One build at a time per cache (two make targets may race).
+# One build at a time per cache (two make targets may race); it also
+# covers the private apt guest-fio and the sysroot.
 bl_lock 9 "$SRCROOT/.fio.lock" fio
+bl_papt_need
 
-step 1 "apt sources: deb-src for $suite, i386 architecture"
-changed=0
-ensure_deb_src "$suite" && changed=1
-ensure_i386 && changed=1
+step 1 "private apt: $suite main (deb-src, i386) from $mirror"
+suites=("$suite")
+# sid has no -updates suite
+case $suite in sid | unstable) ;; *) suites+=("$suite-updates") ;; esac
+lines=()
+for x in "${suites[@]}"; do
+	lines+=("deb $mirror $x main" "deb-src $mirror $x main")
+done
+bl_papt_setup guest-fio i386 "${lines[@]}"
+bl_papt_update --stale-ok "apt-get update of ${suites[*]} (sources, i386) from $mirror"
 
-step 2 "apt package lists"
-if [ "$changed" = 1 ] || [ -z "$(src_version fio)" ] || ! have_candidate libaio-dev:i386; then
-	bl_log "fio: running apt-get update"
-	bl_apt_update
-else
-	bl_log "fio: lists already have fio sources and i386 packages"
-fi
-
-step 3 "resolve the fio source version"
+step 2 "resolve the fio source and $LIBAIO versions"
 deb_ver=$(src_version fio)
-[ -n "$deb_ver" ] || bl_die "apt knows no source package 'fio' (deb-src missing?)"
+[ -n "$deb_ver" ] || bl_die "$suite ($mirror) has no source package 'fio'"
+libaio_ver=$(candidate "$LIBAIO")
+[ -n "$libaio_ver" ] || bl_die "$suite ($mirror) has no $LIBAIO"
 up_ver=${deb_ver#*:}
 up_ver=${up_ver%-*}
 script_sha=$(sha256sum "$SCRIPT" | cut -d' ' -f1)
 stamp="debian-source-version: $deb_ver
+$LIBAIO: $libaio_ver
 script-sha256: $script_sha"
-bl_log "fio: Debian source fio $deb_ver (upstream $up_ver)"
+bl_log "fio: Debian source fio $deb_ver (upstream $up_ver), $LIBAIO $libaio_ver"
 if [ -f "$OUTDIR/.fio.stamp" ] && [ -x "$OUTDIR/fio" ] && [ -f "$OUTDIR/fio.version" ] &&
 	[ "$(cat "$OUTDIR/.fio.stamp")" = "$stamp" ] &&
 	grep -qx "sha256: $(sha256sum "$OUTDIR/fio" | cut -d' ' -f1)" "$OUTDIR/fio.version"; then
@@ -273,18 +201,15 @@ if [ -f "$OUTDIR/.fio.stamp" ] && [ -x "$OUTDIR/fio" ] && [ -f "$OUTDIR/fio.vers
 	exit 0
 fi
 
-step 4 "build dependencies"
-mapfile -t missing < <(missing_pkgs "${BUILD_PKGS[@]}")
-if [ "${#missing[@]}" -gt 0 ]; then
-	bl_need_root "installing ${missing[*]}"
-	bl_log "fio: installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive "${APT_GET[@]}" -q install \
-		--no-install-recommends "${missing[@]}" ||
-		bl_die "could not install ${missing[*]}"
-else
-	bl_log "fio: all installed: ${BUILD_PKGS[*]}"
-fi
+step 3 "host build dependencies (native): ${BUILD_PKGS[*]}"
+bl_deps_install "${BUILD_PKGS[@]}"
 bl_need_cmd gcc make file strip dpkg-source sha256sum
+
+step 4 "$LIBAIO $libaio_ver into $SYSROOT (not installed)"
+info=$(bl_papt_deb "$LIBAIO" "$libaio_ver") || exit 1
+libaio_deb=${info% *}
+libaio_sha=${info#* }
+sysroot "$libaio_ver" "$libaio_deb" "$libaio_sha"
 
 dsc=$SRCROOT/fio_${deb_ver#*:}.dsc
 srcdir=$SRCROOT/fio-$deb_ver
@@ -297,12 +222,7 @@ if [ -f "$srcdir/.bouncelab.stamp" ] && [ -f "$srcdir/fio" ] &&
 	step 7 "make: skipped (reused build)"
 else
 	step 5 "fetch and unpack source fio $deb_ver into $SRCROOT"
-	apt_src_opts=(--download-only)
-	# As root, apt drops to user _apt for downloads and warns when _apt cannot
-	# write the folder; download as root instead (no sandbox gain here).
-	[ "$(id -u)" = 0 ] && apt_src_opts+=(-o APT::Sandbox::User=root)
-	(cd "$SRCROOT" && apt-get -qq "${apt_src_opts[@]}" source "fio=$deb_ver") ||
-		bl_die "apt-get source fio=$deb_ver failed"
+	bl_papt_source fio "$deb_ver" "$SRCROOT"
 	[ -f "$dsc" ] || bl_die "expected $dsc after apt-get source"
 	rm -rf "$srcdir"
 	# dpkg-source warns "gpgv: Can't check signature: No public key" unless
@@ -320,14 +240,15 @@ else
 		-u C_INCLUDE_PATH -u LIBRARY_PATH -u MAKEFLAGS -u MFLAGS)
 
 	step 6 "configure: $CONFIGURE_LINE"
-	(cd "$srcdir" && "${build_env[@]}" ./configure "${CONFIGURE_ARGS[@]}") \
+	(cd "$srcdir" && "${build_env[@]}" LDFLAGS="$CONFIGURE_LDFLAGS" \
+		./configure "${CONFIGURE_ARGS[@]}") \
 		>"$srcdir/configure.out" 2>&1 || {
 		tail -30 "$srcdir/configure.out" >&2
 		bl_die "fio configure failed (full log: $srcdir/configure.out)"
 	}
 	grep -Eq '^Linux AIO support[[:space:]]+yes' "$srcdir/configure.out" || {
 		grep -Ei 'aio' "$srcdir/configure.out" >&2 || true
-		bl_die "configure did not find libaio for gcc -m32 (is libaio-dev:i386 installed?); see $srcdir/configure.out"
+		bl_die "configure did not find libaio for gcc -m32 (is $LIBAIO unpacked in $SYSROOT?); see $srcdir/configure.out"
 	}
 	grep -Eq '^Static build[[:space:]]+yes' "$srcdir/configure.out" ||
 		bl_die "configure did not accept --build-static; see $srcdir/configure.out"
@@ -365,8 +286,10 @@ configure: $CONFIGURE_LINE
 make: make -j2
 compiler: $(gcc -m32 --version | sed -n 1p)
 libc6-dev-i386: $(bl_pkg_version libc6-dev-i386)
-libaio-dev:i386: $(bl_pkg_version libaio-dev:i386)
-file: $(file -b "$bin")
+$LIBAIO: $libaio_ver (not installed; unpacked in $SYSROOT)
+$LIBAIO-deb: $libaio_deb
+$LIBAIO-deb-sha256: $libaio_sha
+file: $(file -b "$OUTDIR/fio")
 size: $size
 unstripped: $srcdir/fio
 built: $(date -u +%Y-%m-%dT%H:%M:%SZ)

@@ -8,7 +8,13 @@
  * Once LowFree <= target + tolerance it prints, and flushes, one line
  *   holding LowFree=N kB target=N kB HighFree=N kB children=N pte_pages=N
  * on stdout (HighFree=unknown without a HighFree line), then holds until
- * SIGTERM or SIGINT, kills and reaps its children and exits 0.  -n prints
+ * SIGTERM or SIGINT, kills and reaps its children and exits 0.  While it
+ * holds it keeps LowFree near the target (once a second).  SIGUSR1 freezes
+ * it: it reads LowFree once more, prints and flushes
+ *   frozen LowFree=N kB target=N kB HighFree=N kB children=N pte_pages=N
+ * and from then on changes nothing and reads nothing, so the dose stays
+ * as it was and the hog takes no CPU while a benchmark runs; a child that
+ * dies still ends it.  -n prints
  * the plan and exits 0:
  *   would fill LowFree=N kB target=N kB HighFree=N kB tolerance=N kB
  *   pte_pages=N children=N
@@ -284,15 +290,14 @@ static void nop(int sig)
 
 /*
  * Hold until a stop signal.  SIGCHLD comes only when a child exits
- * (SA_NOCLDSTOP), and then the page tables it held are gone.
- */
-/*
- * Hold until a stop signal.  Once a second LowFree is read again and kept
+ * (SA_NOCLDSTOP), and then the page tables it held are gone.  Once a second LowFree is read again and kept
  * within the tolerance of the target: it creeps back up as the per-CPU
  * page lists drain, so a child is added whenever it is above the goal
  * (measured on the lab's 6.12 guest: from 50 MiB to 54.5 MiB within
  * seconds of reaching a 48 MiB target), and the youngest child goes when
- * the fill overshot (44.9 MiB once, for 48).
+ * the fill overshot (44.9 MiB once, for 48).  After SIGUSR1 it only waits:
+ * a regulator that adds and kills children while a job runs would be
+ * work, and a dose, that differ from one kernel to the next.
  */
 static void hold(const sigset_t *set, unsigned long target_kb,
 		 unsigned long goal_kb, unsigned long *spans)
@@ -300,15 +305,23 @@ static void hold(const sigset_t *set, unsigned long target_kb,
 	const struct timespec tick = { .tv_sec = 1 };
 	unsigned long want;
 	struct meminfo mi;
-	int sig;
+	int sig, frozen = 0;
 
 	for (;;) {
-		sig = sigtimedwait(set, NULL, &tick);
+		sig = sigtimedwait(set, NULL, frozen ? NULL : &tick);
 		if (sig == SIGTERM || sig == SIGINT)
 			return;
 		if (sig == SIGCHLD && waitpid(-1, NULL, WNOHANG) > 0)
 			die("a child died while holding: lowmem is no longer held");
-		if (sig >= 0 || errno != EAGAIN)
+		if (sig == SIGUSR1 && !frozen) {
+			frozen = 1;
+			read_meminfo(&mi);
+			print_state("frozen", &mi, target_kb);
+			printf(" children=%u pte_pages=%lu\n", nr_kids, *spans);
+			fflush(stdout);
+			continue;
+		}
+		if (frozen || sig >= 0 || errno != EAGAIN)
 			continue;
 		read_meminfo(&mi);
 		/* overshot (the fill reads LowFree late): let the youngest go */
@@ -375,6 +388,7 @@ int main(int argc, char **argv)
 	setup_signals(&stop_set);
 	hold_set = stop_set;
 	sigaddset(&hold_set, SIGCHLD);
+	sigaddset(&hold_set, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &hold_set, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 

@@ -281,6 +281,30 @@ t_lh_child_holds()
 	! kill -0 "$LH_KID" 2>/dev/null || { echo "child $LH_KID left running"; return 1; }
 }
 
+# SIGUSR1 freezes the regulation: a "frozen" line with the last LowFree,
+# then nothing changes, though LowFree rises far above the target (a
+# regulating lowhog adds a child within a second).
+t_lh_freeze()
+{
+	local mi=$TMP/meminfo.freeze
+
+	printf 'LowFree: 5000 kB\nHighFree: 777 kB\n' >"$mi"
+	lh_start -l 4 -m "$mi"
+	lh_holding || return 1
+	kill -USR1 "$LH_PID"
+	wait_for 5 grep -q '^frozen' "$TMP/lh.out" ||
+		{ echo "no 'frozen' line"; cat "$TMP/lh.out" "$TMP/lh.err"; lh_stop TERM; return 1; }
+	expect "frozen line" "$(grep '^frozen' "$TMP/lh.out")" \
+		"frozen LowFree=5000 kB target=4096 kB HighFree=777 kB children=0 pte_pages=0" ||
+		{ lh_stop TERM; return 1; }
+	printf 'LowFree: 90000 kB\nHighFree: 777 kB\n' >"$mi"
+	sleep 3
+	[ -z "$(kids_of "$LH_PID")" ] ||
+		{ echo "a frozen lowhog added children"; lh_stop TERM; return 1; }
+	lh_stop TERM || return 1
+	expect "exit status" "$LH_RC" 0
+}
+
 t_lh_child_dies()
 {
 	local rc
@@ -309,6 +333,7 @@ for t in \
 	"lowhog within tolerance holds with no child:t_lh_tolerance" \
 	"lowhog gives up when LowFree does not drop:t_lh_stall" \
 	"lowhog child holds 768 page tables, SIGTERM reaps it:t_lh_child_holds" \
-	"lowhog fails when a child dies while holding:t_lh_child_dies"; do
+	"lowhog fails when a child dies while holding:t_lh_child_dies" \
+	"lowhog SIGUSR1 freezes it, SIGTERM still ends it:t_lh_freeze"; do
 	run_test "${t%:*}" "${t##*:}"
 done

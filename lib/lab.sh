@@ -78,9 +78,18 @@ bl_lab_check_pressures()
 {
 	local p
 	for p in "$@"; do
-		_bl_lab pressure "$p" 1 1 >/dev/null ||
-			bl_die "unknown pressure '$p' (known: $(bl_lab_names pressure | tr '\n' ' '))"
+		bl_lab_pressure "$p" kind >/dev/null
 	done
+}
+
+# bl_lab_pressure NAME kind|mib|label (mib is empty for the default)
+bl_lab_pressure()
+{
+	local i
+	case $2 in kind) i=1 ;; mib) i=2 ;; label) i=3 ;;
+	*) bl_die "bl_lab_pressure: no field '$2'" ;; esac
+	_bl_lab pressure "$1" $i 3 ||
+		bl_die "unknown pressure '$1' (known: $(bl_lab_names pressure | tr '\n' ' '))"
 }
 
 # The disks of one boot: a matrix entry "ram-bounce+ram" names several

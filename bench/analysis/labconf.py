@@ -11,7 +11,7 @@ REPO_LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab.c
 _FIELDS = {"channel": ("find", "args"), "refusal": ("message",),
            "clock": ("cpus", "icount", "label"),
            "disk": ("channel", "knob", "role", "label"),
-           "role": ("role", "label"), "pressure": ("label",),
+           "role": ("role", "label"), "pressure": ("kind", "mib", "label"),
            "default": ("value",)}
 
 

@@ -186,6 +186,14 @@ def cost_section(run, verdicts):
             peak = _median(_values(run, "bounce_pages_peak", [v], disk))
             mean = _median(_values(run, "bounce_pages_mean", [v], disk))
             if np.isfinite(peak):
+                out.append(f"  - lowmem held by bounce pages (exact, the kernel's count "
+                           f"per job; median over jobs and boots): peak {_fmt(peak)} "
+                           f"pages ({_fmt(peak * 4)} KiB), time-weighted mean "
+                           f"{_fmt(mean)} pages.")
+                continue
+            peak = _median(_values(run, "bounce_gauge_pages_peak", [v], disk))
+            mean = _median(_values(run, "bounce_gauge_pages_mean", [v], disk))
+            if np.isfinite(peak):
                 out.append(f"  - lowmem held by bounce pages: peak {_fmt(peak)}, mean "
                            f"{_fmt(mean)} pages (Bounce: every {_interval(run)} ms)"
                            f"{_unseen_note(run, disk, peak)}.")

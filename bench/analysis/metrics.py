@@ -30,8 +30,8 @@ METRICS.update({
     "bounce_peak_kb": ("kB", LEVEL, "peak Bounce: (meminfo)"),
     "lowfree_min_kb": ("kB", LEVEL, "minimum LowFree (meminfo)"),
     "highfree_min_kb": ("kB", LEVEL, "minimum HighFree (meminfo)"),
-    "bounce_pages_peak": ("pages", LEVEL, "bounce pages in use, peak (Bounce:)"),
-    "bounce_pages_mean": ("pages", LEVEL, "bounce pages in use, mean (Bounce:)"),
+    "bounce_gauge_pages_peak": ("pages", LEVEL, "bounce pages in use, sampled peak (Bounce:)"),
+    "bounce_gauge_pages_mean": ("pages", LEVEL, "bounce pages in use, sampled mean (Bounce:)"),
     "cpu_s_per_gib": ("s/GiB", LEVEL, "guest kernel CPU (sys+irq+softirq) per GiB moved"),
     "bounce_submit_us_p50": ("µs", LATENCY, "bounce at submit (__blk_queue_bounce), median"),
     "bounce_submit_us_p99": ("µs", LATENCY, "bounce at submit (__blk_queue_bounce), p99"),
@@ -51,8 +51,17 @@ METRICS.update({
     "bounce_endio_us_p50": ("µs", COST, "bounce at completion per bounced bio, p50"),
     "bounce_endio_us_p99": ("µs", COST, "bounce at completion per bounced bio, p99"),
     "bounce_us_per_gib": ("µs/GiB", COST, "time in bounce functions per GiB moved"),
-    "bounce_pages_peak": ("pages", LEVEL, "bounce pages in use, peak"),
-    "bounce_pages_mean": ("pages", LEVEL, "bounce pages in use, mean"),
+    "bounce_pages_peak": ("pages", LEVEL, "bounce pages in flight, peak (exact)"),
+    "bounce_pages_mean": ("pages", LEVEL, "bounce pages in flight, time-weighted mean (exact)"),
+    "bounce_lowmem_peak_kib": ("KiB", LEVEL, "lowmem held by bounce pages, peak (exact)"),
+    "bounce_pages_taken": ("pages", LEVEL, "bounce pages taken over the job"),
+    "bounce_alloc_us_per_page": ("µs", COST, "time in mempool_alloc per bounce page"),
+    "bounce_alloc_max_us": ("µs", LATENCY, "longest mempool_alloc for a bounce page"),
+    "bounce_reserve_used_pages": ("pages", LEVEL, "bounce pool reserve used, most at once"),
+    "bounce_pool_kib": ("KiB", LEVEL, "bounce pool reserve (standing lowmem)"),
+    "pgsteal": ("pages", LEVEL, "pgsteal_kswapd + pgsteal_direct over the job"),
+    "hog_cpu_s": ("s", LEVEL, "pressure hog CPU during the job (must be ~0)"),
+    "oom_kills": ("kills", LEVEL, "OOM kills during the job"),
     "integrity_bad_blocks": ("blocks", LEVEL, "blocks that failed the integrity check"),
     "integrity_checked_blocks": ("blocks", LEVEL, "blocks checked for integrity"),
 })
@@ -61,7 +70,7 @@ METRICS.update({
 # pressure": tidy.py also writes each as a rate per second of job time
 # (NAME_per_s) and per GiB moved (NAME_per_gib); the verdicts use only the
 # rates (the totals stay in summary.csv).
-PRESSURE_TOTALS = ("allocstall", "pgscan", "psi_some_us", "psi_full_us")
+PRESSURE_TOTALS = ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_us")
 for _m in PRESSURE_TOTALS:
     _u, _, _l = METRICS[_m]
     _l = _l.replace(" over the job", "").replace(" total", "")

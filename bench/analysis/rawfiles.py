@@ -128,6 +128,28 @@ def read_bounces(path):
         return None
 
 
+OCCUPANCY_KEYS = ("inflight", "peak", "allocated", "page_ns", "span_ns",
+                  "alloc_ns", "alloc_max_ns", "pool_min", "pool_size")
+
+
+def read_occupancy(path):
+    """The job's bounce-occupancy file (the lab-bounce kernel counter):
+    {key: int} with every OCCUPANCY_KEYS key, "absent" (no bounce code),
+    "missing" (no lab counter in this kernel), or None (no file, or not
+    well formed: not a count of 0)."""
+    text = read_text(path)
+    if text in ("absent", "missing"):
+        return text
+    if not text:
+        return None
+    out = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == 2 and re.fullmatch(r"-?\d+", words[1]):
+            out[words[0]] = int(words[1])
+    return out if all(k in out for k in OCCUPANCY_KEYS) else None
+
+
 _HIST_ENTRY = re.compile(r"^\{\s*dev:\s*(\d+)\s*\}\s*hitcount:\s*(\d+)"
                          r"(?:\s+nr_sector:\s*(\d+))?")
 
@@ -204,7 +226,8 @@ def fio_directions(fio):
 
     With several fio job entries IOPS/bandwidth/bytes add up and the mean
     latency is weighted by sample count; percentiles cannot be merged, so
-    they are kept only when a single entry carries them. Times stay in ns.
+    they are kept only when a single entry moved data that way (a writer
+    and a reader side by side keep both). Times stay in ns.
     """
     jobs = (fio or {}).get("jobs") or []
     out = {}
@@ -224,10 +247,12 @@ def fio_directions(fio):
                                  for c in clats) / n) if n else None,
             "percentiles": None,
         }
-        with_pct = [c for c in clats if c.get("N") and c.get("percentile")]
-        if len(jobs) == 1 and with_pct:
+        # one entry moved data this way (a writer beside a reader): its
+        # percentiles are the direction's
+        movers = [c for p, c in zip(parts, clats) if (p.get("total_ios") or 0) > 0]
+        if len(movers) == 1 and movers[0].get("N") and movers[0].get("percentile"):
             rec["percentiles"] = {float(k): float(v)
-                                  for k, v in with_pct[0]["percentile"].items()}
+                                  for k, v in movers[0]["percentile"].items()}
         out[d] = rec
     return out
 

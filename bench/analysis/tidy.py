@@ -182,6 +182,7 @@ def job_metrics(jdir):
                              hist["sectors"] * SECTOR / gib))
 
     rows += _probe_rows(jdir, gib, info)
+    rows += _occupancy_rows(jdir, info)
     if cls == "integrity":
         res = I.job_result(fio, R.read_text(os.path.join(jdir, "fio.stderr")))
         if res:
@@ -194,8 +195,8 @@ def job_metrics(jdir):
     if mon is not None and len(mon):
         for col, metric, fn, scale in (
                 ("Bounce", "bounce_peak_kb", "max", 1),
-                ("Bounce", "bounce_pages_peak", "max", 1 / PAGE_KB),
-                ("Bounce", "bounce_pages_mean", "mean", 1 / PAGE_KB),
+                ("Bounce", "bounce_gauge_pages_peak", "max", 1 / PAGE_KB),
+                ("Bounce", "bounce_gauge_pages_mean", "mean", 1 / PAGE_KB),
                 ("LowFree", "lowfree_min_kb", "min", 1),
                 ("HighFree", "highfree_min_kb", "min", 1)):
             if col in mon and mon[col].notna().any():
@@ -209,6 +210,16 @@ def job_metrics(jdir):
     scan = _delta(vm0, vm1, ["pgscan_kswapd", "pgscan_direct"])
     if scan is not None:
         rows.append(("pgscan", scan))
+    steal = _delta(vm0, vm1, ["pgsteal_kswapd", "pgsteal_direct"])
+    if steal is not None:
+        rows.append(("pgsteal", steal))
+    # the hog holds, it must not work: its CPU beside the job's result
+    hog = (R.read_text(os.path.join(jdir, "hog-ticks")) or "").split()
+    if len(hog) == 2 and all(x.isdigit() for x in hog):
+        rows.append(("hog_cpu_s", (int(hog[1]) - int(hog[0])) / USER_HZ))
+    kills = R.read_text(os.path.join(jdir, "oom-kills"))
+    if kills is not None:
+        rows.append(("oom_kills", len(kills.splitlines())))
     psi0 = R.read_psi(os.path.join(jdir, "before", "pressure-memory"))
     psi1 = R.read_psi(os.path.join(jdir, "after", "pressure-memory"))
     for line in ("some", "full"):
@@ -252,6 +263,29 @@ def _probe_rows(jdir, gib, info):
     return rows
 
 
+def _occupancy_rows(jdir, info):
+    """The bounce pages of the job's window, counted exactly by the kernel
+    (lab-bounce patch): none where the kernel has no bounce code
+    ("absent") or no counter ("missing"), which is not a count of 0."""
+    occ = R.read_occupancy(os.path.join(jdir, "bounce-occupancy"))
+    if occ is None or isinstance(occ, str):
+        info["occupancy"] = occ or "missing"
+        return []
+    info["occupancy"] = "counted"
+    rows = [("bounce_pages_peak", occ["peak"]),
+            ("bounce_lowmem_peak_kib", occ["peak"] * PAGE_KB),
+            ("bounce_pages_taken", occ["allocated"]),
+            ("bounce_alloc_max_us", occ["alloc_max_ns"] / 1000.0),
+            ("bounce_reserve_used_pages", occ["pool_size"] - occ["pool_min"]),
+            ("bounce_pool_kib", occ["pool_size"] * PAGE_KB)]
+    if occ["span_ns"] > 0:
+        rows.append(("bounce_pages_mean", occ["page_ns"] / occ["span_ns"]))
+    if occ["allocated"] > 0:
+        rows.append(("bounce_alloc_us_per_page",
+                     occ["alloc_ns"] / 1000.0 / occ["allocated"]))
+    return rows
+
+
 def _pressure_rates(rows, info, moved):
     """Pressure totals per second of job time and per GiB moved."""
     totals = {m: v for m, v in rows if m in M.TOTALS}
@@ -271,6 +305,10 @@ def _job_state(jdir):
     skipped = R.read_text(os.path.join(jdir, "skipped"))
     if skipped is not None:
         return "skipped", skipped or "skipped (no reason given)"
+    # the OOM killer took one of the lab's own processes: not a result
+    kills = R.read_text(os.path.join(jdir, "oom-kills"))
+    if kills:
+        return "failed", f"the OOM killer struck: {kills.splitlines()[0]}"
     rc = R.read_text(os.path.join(jdir, "fio.rc"))
     if rc is None:
         return "failed", "no fio.rc: the job did not finish"

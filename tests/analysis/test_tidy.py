@@ -72,8 +72,8 @@ def expected_metrics(rel):
     bounce = [float(r["Bounce"]) for r in rows if r["Bounce"] != ""]
     if bounce:
         exp["bounce_peak_kb"] = max(bounce)
-        exp["bounce_pages_peak"] = max(bounce) / 4
-        exp["bounce_pages_mean"] = sum(bounce) / len(bounce) / 4
+        exp["bounce_gauge_pages_peak"] = max(bounce) / 4
+        exp["bounce_gauge_pages_mean"] = sum(bounce) / len(bounce) / 4
     low = [float(r["LowFree"]) for r in rows if r["LowFree"] != ""]
     if low:
         exp["lowfree_min_kb"] = min(low)
@@ -83,13 +83,14 @@ def expected_metrics(rel):
     vm0, vm1 = _kv(_file(rel, "before", "vmstat")), _kv(_file(rel, "after", "vmstat"))
     exp["allocstall"] = sum(vm1[k] - vm0[k] for k in vm1 if k.startswith("allocstall_"))
     exp["pgscan"] = sum(vm1[k] - vm0[k] for k in ("pgscan_kswapd", "pgscan_direct"))
+    exp["pgsteal"] = sum(vm1[k] - vm0[k] for k in ("pgsteal_kswapd", "pgsteal_direct"))
     for line in ("some", "full"):
         exp[f"psi_{line}_us"] = (_psi_total(_file(rel, "after", "pressure-memory"), line) -
                                  _psi_total(_file(rel, "before", "pressure-memory"), line))
     # pressure totals as rates: per second of job time, per GiB moved
     secs = (float(_text(_file(rel, "end-uptime")).split()[0]) -
             float(_text(_file(rel, "start-uptime")).split()[0]))
-    for m in ("allocstall", "pgscan", "psi_some_us", "psi_full_us"):
+    for m in ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_us"):
         exp[f"{m}_per_s"] = exp[m] / secs
         exp[f"{m}_per_gib"] = exp[m] / moved * GIB
     return exp

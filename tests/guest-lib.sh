@@ -147,6 +147,45 @@ probes_timed()
 	zcat "$d/probe-trace.txt.gz" | grep -c '__blk_queue_bounce' | awk '{ print $1 " calls"; exit !($1 > 0) }'
 }
 
+# occupancy NAME JOB KEY: a value of the job's exact bounce-page count
+# (bounce-occupancy), or its one word (absent, missing).
+occupancy()
+{
+	local f
+	f=$(jobdir "$1" "$2")/bounce-occupancy
+	[ -f "$f" ] || return 1
+	awk -v k="$3" 'NF == 1 { print; exit } $1 == k { print $2; exit }' "$f"
+}
+
+# check_occupancy NAME JOB KEY OP VALUE [OP VALUE]: the count compares so
+# (eq, gt, le: numbers; is: the file's one word).
+check_occupancy()
+{
+	local name=$1 job=$2 key=$3 v
+	shift 3
+	v=$(occupancy "$name" "$job" "$key")
+	while [ $# -ge 2 ]; do
+		case $1 in
+		is) [ "$v" = "$2" ] ;;
+		eq) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -eq "$2" ] ;;
+		gt) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt "$2" ] ;;
+		le) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -le "$2" ] ;;
+		esac || { echo "$key: '$v', wanted $1 $2"; cat "$(jobdir "$name" "$job")/bounce-occupancy"; return 1; }
+		shift 2
+	done
+}
+
+# The hog held and did not work: at most MAX ticks (USER_HZ) of its CPU
+# during the job.
+hog_idle()
+{
+	local t
+	t=$(cat "$(jobdir "$1" "$2")/hog-ticks" 2>/dev/null) || { echo "no hog-ticks"; return 1; }
+	set -- $t "$3"
+	echo "hog ticks $1 -> $2"
+	[ $(($2 - $1)) -le "$3" ]
+}
+
 meminfo_bounce_zero()
 {
 	grep -Eq '^Bounce: +0 kB$' "$RUNS/$1/guest/proc-end/meminfo"

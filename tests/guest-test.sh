@@ -9,11 +9,16 @@
 #   variant    disks               expected
 #   pre        knobs off           every disk works; 0 bounces
 #   pre        knobs on            0 bounces (the inverted check); no bad
-#                                  block; lowmem pressure reaches its target
+#                                  block; lowmem pressure reaches its target;
+#                                  the exact count says 0 pages, a 64-page
+#                                  pool
 #   pre-fixed  knobs on            bounces > 0 on usb-pio and ram-bounce,
 #                                  0 on virtio and ram; sub-page writes
 #                                  read back bad (the boot is still ok);
-#                                  the probes time the bounces
+#                                  the probes time the bounces; 64 KiB
+#                                  writes at QD8 hold 1 to 128 bounce pages
+#   pre-fixed  lowmem 64 MiB       writeback under pressure runs, bounces,
+#                                  with the hog idle and LowFree held
 #   pre-fixed  knobs off           0 bounces, 0 bad blocks; the buffered
 #                                  integrity job reads the device back
 #   post       knobs on            usb-storage refuses the probe; the
@@ -37,6 +42,9 @@ WV=smoke-randwrite-verify.fio
 RR=smoke-randread.fio
 I512=integrity-direct-512-qd8.fio
 IBUF=integrity-buffered-1k.fio
+# 64 KiB at QD8: at most 8 x 16 = 128 bounce pages in flight
+OCC=occupancy-write-64k-qd8.fio
+WB=pressure-writeback.fio
 . "$BL_ROOT/lib/lab.sh"
 POST_REFUSAL=$(bl_lab_refusal "$(bl_lab_disk usb-pio channel)")
 SDEBUG_IGNORED='lab_no_highmem ignored: no driver can ask for bounce buffering any more'
@@ -57,16 +65,20 @@ test_truth_table()
 	rcheck "$n: 0 bounces on ram" check_bounces $n 3 eq 0
 
 	n=pre-knobs-on-lowmem
-	row $n pre lowmem "usb-pio:$WV ram-bounce:$WV ram-bounce:$RR ram-bounce:$I512"
+	row $n pre lowmem "usb-pio:$WV ram-bounce:$WV ram-bounce:$RR ram-bounce:$I512 ram-bounce:$OCC"
 	rcheck "$n: usb write+verify works" job_ok $n 1
 	rcheck "$n: ram-bounce write+verify works" job_ok $n 2
 	rcheck "$n: 0 bounces on usb-pio (inverted check)" check_bounces $n 1 eq 0
 	rcheck "$n: 0 bounces on ram-bounce (inverted check)" check_bounces $n 2 eq 0
 	rcheck "$n: 0 bad blocks of 512 B writes on ram-bounce" check_bad $n 4 eq 0
 	rcheck "$n: lowhog holds LowFree at its target, highmem free" lowmem_held $n 3
+	rcheck "$n: exact count: 0 bounce pages taken, peak 0 (inverted check)" \
+		check_occupancy $n 5 allocated eq 0 peak eq 0
+	rcheck "$n: exact count: the 64-page pool is there all the same" \
+		check_occupancy $n 5 pool_size eq 64
 
 	n=pre-fixed-knobs-on
-	row $n pre-fixed none "usb-pio:$WV usb-pio:$RR virtio:$WV ram-bounce:$WV ram-bounce:$RR:probe ram:$WV usb-pio:$I512 ram-bounce:$I512 ram:$I512"
+	row $n pre-fixed none "usb-pio:$WV usb-pio:$RR virtio:$WV ram-bounce:$WV ram-bounce:$RR:probe ram:$WV usb-pio:$I512 ram-bounce:$I512 ram:$I512 ram-bounce:$OCC ram:$OCC"
 	rcheck "$n: usb write+verify works" job_ok $n 1
 	rcheck "$n: usb read works" job_ok $n 2
 	rcheck "$n: virtio write+verify works" job_ok $n 3
@@ -82,6 +94,20 @@ test_truth_table()
 	rcheck "$n: bad blocks > 0 of 512 B writes on usb-pio" check_bad $n 7 gt 0
 	rcheck "$n: bad blocks > 0 of 512 B writes on ram-bounce" check_bad $n 8 gt 0
 	rcheck "$n: 0 bad blocks on ram" check_bad $n 9 eq 0
+	rcheck "$n: exact count: 64 KiB QD8 writes hold 1 to 128 bounce pages (peak $(occupancy $n 10 peak))" \
+		check_occupancy $n 10 peak gt 0 peak le 128
+	rcheck "$n: exact count: none left in flight, pages taken > 0" \
+		check_occupancy $n 10 inflight eq 0 allocated gt 0
+	rcheck "$n: exact count: 0 pages on ram (knob off)" \
+		check_occupancy $n 11 allocated eq 0 peak eq 0
+
+	n=pre-fixed-low64
+	row $n pre-fixed low64 "ram-bounce:$WB"
+	rcheck "$n: writeback with a reader under lowmem pressure runs" job_ok $n 1
+	rcheck "$n: its dirty highmem pages bounced ($(occupancy $n 1 allocated) pages)" \
+		check_occupancy $n 1 allocated gt 0
+	rcheck "$n: the hog held, idle (<= 2 ticks)" hog_idle $n 1 2
+	rcheck "$n: lowhog holds LowFree at its target, highmem free" lowmem_held $n 1
 
 	n=pre-fixed-knobs-off
 	row $n pre-fixed none "usb-dma:$WV virtio:$WV ram:$WV usb-dma:$I512 virtio:$I512 ram:$IBUF"
@@ -95,7 +121,7 @@ test_truth_table()
 	rcheck "$n: buffered verify reads the device" reads_device $n 6
 
 	n=post-knobs-on
-	row $n post none "usb-pio:$WV virtio:$WV ram-bounce:$WV ram-bounce:$I512"
+	row $n post none "usb-pio:$WV virtio:$WV ram-bounce:$WV ram-bounce:$I512 ram-bounce:$OCC"
 	rcheck "$n: no usb disk" disk_absent $n usb-pio
 	rcheck "$n: usb-storage warns it refuses the probe" \
 		grep -q "$POST_REFUSAL" "$RUNS/$n/guest/dmesg.txt"
@@ -105,6 +131,8 @@ test_truth_table()
 	rcheck "$n: scsi_debug says its knob cannot bounce" \
 		grep -q "$SDEBUG_IGNORED" "$RUNS/$n/guest/dmesg.txt"
 	rcheck "$n: 0 bad blocks of 512 B writes on ram-bounce" check_bad $n 4 eq 0
+	rcheck "$n: exact count: no bounce code to count in" \
+		check_occupancy $n 5 - is absent
 
 	n=post-knobs-off
 	row $n post none "usb-dma:$WV virtio:$WV ram:$WV"
@@ -140,11 +168,15 @@ test_bounds()
 		-v pre -j "virtio:$WV" -d 64 -t 300 -a "rdinit=/no-such-init"
 	expect_failed_boot hang "guest killed after the 25s bound" 60 \
 		-v pre -j "virtio:$WV" -d 64 -t 25 -s 600
+	# a pressure that cannot be applied is the boot's failure, never a
+	# result without pressure
+	expect_failed_boot no-pressure "memory pressure (memhog) died" 120 \
+		-v pre -j "ram:$RR" -d 64 -t 300 -p memory -m 99999
 }
 
 mkdir -p "$RUNS"
-# six rows of 2 + 4, 4, 6, 3, 4, 4 checks; two bounds
-t_plan 59
+# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; three bounds
+t_plan 72
 test_truth_table
 test_bounds
 t_summary

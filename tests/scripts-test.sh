@@ -535,9 +535,10 @@ test_until_ci()
 	[ "$(wc -l <"$f")" -ge 2 ] && { echo "ci-check: narrow enough"; exit 0; }
 	echo "ci-check: too wide: 0 of 4 primary rows"; exit 1
 	EOF
+	# (no pressure boots: the default matrix's would add a boot per variant)
 	"$sb/bench/compare" --variants pre,post --disks virtio --pressure none --reps 1 \
 		--jobs smoke-randread --probe-jobs none --integrity-jobs none --accel tcg \
-		--run-id until --until-ci 3 >"$WORK/until.out" 2>&1 || rc=$?
+		--pressure-disks none --run-id until --until-ci 3 >"$WORK/until.out" 2>&1 || rc=$?
 	run=$sb/results/until
 	[ $rc = 0 ] && [ "$(awk -F'\t' 'NR > 1 { print $1 ":" $2 ":" $5 }' "$run/boots.tsv" | tr '\n' ' ')" = \
 		"1:pre:1 2:post:1 3:pre:2 4:post:2 " ] && grep -q '"reps": 2' "$run/meta.json" &&
@@ -624,17 +625,20 @@ test_dry_run()
 	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
 
 	# default matrix: 6 reps of ram-bounce+ram@insn and of virtio, usb-pio
-	# in the first 2 (usb-pio:2), 3 variants: 42 boots of 8 jobs per disk
+	# in the first 2 (usb-pio:2), then ram-bounce+ram@insn once more under
+	# full24 (pressure_disks), 3 variants: 60 boots of 8 jobs per disk
 	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
 	if [ $rc = 0 ] && grep -q 'no previous run' <<<"$out" &&
-	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 43m52s' <<<"$out" &&
-	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 42 ] &&
+	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 62m40s' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 60 ] &&
 	   grep -Eq '^  1 +pre +ram-bounce\+ram +none +1$' <<<"$out" &&
 	   grep -Eq '^  9 +post +usb-pio +none +1$' <<<"$out" &&
-	   grep -Eq '^  42 +post +virtio +none +6$' <<<"$out"; then
-		t_ok "compare --dry-run, no earlier run: 42 boots in order, the stated default guess"
+	   grep -Eq '^  10 +pre +ram-bounce\+ram +full24 +1$' <<<"$out" &&
+	   grep -Eq '^  57 +post +virtio +none +6$' <<<"$out" &&
+	   grep -Eq '^  60 +post +ram-bounce\+ram +full24 +6$' <<<"$out"; then
+		t_ok "compare --dry-run, no earlier run: 60 boots in order, the stated default guess"
 	else
-		t_fail "compare --dry-run, no earlier run: 42 boots in order, the stated default guess" \
+		t_fail "compare --dry-run, no earlier run: 60 boots in order, the stated default guess" \
 			"exit $rc" "$out"
 	fi
 
@@ -649,9 +653,9 @@ test_dry_run()
 	if [ $rc = 0 ] && grep -q 'from the newest run, 20250202-000000' <<<"$out" &&
 	   grep -Eq '^  usb-pio +6 boot\(s\) x +80s$' <<<"$out" &&
 	   grep -Eq '^  virtio +18 boot\(s\) x +53s$' <<<"$out" &&
-	   grep -Eq '^  ram-bounce\+ram +18 boot\(s\) x +62s \(not in that run' <<<"$out" &&
-	   grep -q 'total: about 42m40s' <<<"$out"; then
-		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (42m40s)"
+	   grep -Eq '^  ram-bounce\+ram +36 boot\(s\) x +62s \(not in that run' <<<"$out" &&
+	   grep -q 'total: about 61m20s' <<<"$out"; then
+		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (61m20s)"
 	else
 		t_fail "compare --dry-run: estimate from the newest run's ok boots, per disk" "exit $rc" "$out"
 	fi
@@ -660,6 +664,111 @@ test_dry_run()
 	   [ "$(ls "$sb/results")" = "$(printf '%s\n' 20250101-000000 20250202-000000 20250303-000000)" ] &&
 		t_ok "compare --dry-run builds, boots and writes nothing" ||
 		t_fail "compare --dry-run builds, boots and writes nothing" "$(ls "$sb/results" "$sb/kernels" "$sb/bench")"
+}
+
+# --- bench/compare: pressure boots -------------------------------------------
+
+# The pressure_disks entries are booted again under each pressure level,
+# running only the pressure jobs; a level that is also a pressure of
+# every boot, pressure disks without levels or jobs, and an unknown level
+# are refused before the run.
+test_pressure_boots()
+{
+	local sb out rc=0 run plan known
+	sb=$(sandbox pressure)
+	# what the refusals name: every pressure of lab.conf, in its order
+	known=$(awk '$1 == "pressure" { printf "%s ", $2 }' "$BL_ROOT/bench/lab.conf")
+	fake_cache
+	fake_qemu "$sb"
+	local small=(--variants pre,post --disks virtio --pressure none --reps 2
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none
+		--pressure-disks ram-bounce+ram@insn --pressure-levels full24,full64
+		--pressure-jobs pressure-writeback)
+
+	# 2 reps x (2 virtio boots + 2 variants x 2 levels): 12, in rounds
+	out=$("$sb/bench/compare" --dry-run "${small[@]}" 2>&1) || rc=$?
+	if [ $rc = 0 ] && grep -q '; 12 boots;' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 12 ] &&
+	   [ "$(grep -E '^  [0-9]+ ' <<<"$out" | awk '{ printf "%s:%s:%s:%s:%s ", $1, $2, $3, $4, $5 }')" = \
+	     "$(printf '%s ' 1:pre:virtio:none:1 2:post:virtio:none:1 \
+		3:pre:ram-bounce+ram:full24:1 4:post:ram-bounce+ram:full24:1 \
+		5:pre:ram-bounce+ram:full64:1 6:post:ram-bounce+ram:full64:1 \
+		7:pre:virtio:none:2 8:post:virtio:none:2 \
+		9:pre:ram-bounce+ram:full24:2 10:post:ram-bounce+ram:full24:2 \
+		11:pre:ram-bounce+ram:full64:2 12:post:ram-bounce+ram:full64:2)" ] &&
+	   [ -z "$(ls "$sb/results")" ]; then
+		t_ok "compare --dry-run --pressure-disks/-levels/-jobs: 12 boots, full24 and full64 on ram-bounce+ram"
+	else
+		t_fail "compare --dry-run --pressure-disks/-levels/-jobs: 12 boots, full24 and full64 on ram-bounce+ram" \
+			"exit $rc" "$out" "results: $(ls "$sb/results")"
+	fi
+
+	# a run (fake QEMU): a pressure boot runs only the pressure jobs,
+	# under its level's kind and size; meta.json keeps the three keys
+	rc=0
+	"$sb/bench/compare" "${small[@]}" --variants pre --reps 1 --pressure-levels full24 \
+		--accel tcg --run-id press >"$WORK/press.out" 2>&1 || rc=$?
+	run=$sb/results/press
+	plan=$(ls "$run"/boots/002-pre-ram-bounce+ram-full24-r1/plan/plan 2>/dev/null)
+	if [ $rc = 0 ] && [ -n "$plan" ] &&
+	   grep -qx 'BL_JOBS="ram-bounce:pressure-writeback.fio ram:pressure-writeback.fio"' "$plan" &&
+	   grep -qx BL_PRESSURE=full "$plan" && grep -qx BL_LOWFREE_TARGET_MB=24 "$plan" &&
+	   grep -qx 'BL_JOBS="virtio:smoke-randread.fio"' "$run"/boots/001-pre-virtio-none-r1/plan/plan &&
+	   grep -qx BL_PRESSURE=none "$run"/boots/001-pre-virtio-none-r1/plan/plan &&
+	   grep -q '"pressure_disks": "ram-bounce+ram@insn"' "$run/meta.json" &&
+	   grep -q '"pressure_levels": "full24"' "$run/meta.json" &&
+	   grep -q '"pressure_jobs": "pressure-writeback"' "$run/meta.json"; then
+		t_ok "compare: a full24 boot runs only pressure-writeback, BL_PRESSURE=full, LowFree 24; meta.json has the keys"
+	else
+		t_fail "compare: a full24 boot runs only pressure-writeback, BL_PRESSURE=full, LowFree 24; meta.json has the keys" \
+			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(grep pressure "$run/meta.json" 2>/dev/null)" \
+			"$(tail -n 3 "$WORK/press.out")"
+	fi
+
+	# refused before the run: nothing booted, no run folder
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --pressure none,full24 --accel tcg \
+		--run-id press-twice 2>&1) || rc=$?
+	[ $rc != 0 ] && [ ! -e "$sb/results/press-twice" ] &&
+	   grep -q "pressure 'full24' is both a pressure of every boot and a pressure level; name it once" <<<"$out" &&
+		t_ok "compare: a level that is also in --pressure is refused before the run" ||
+		t_fail "compare: a level that is also in --pressure is refused before the run" "exit $rc" "$out"
+
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --pressure-jobs none --accel tcg \
+		--run-id press-nojobs 2>&1) || rc=$?
+	[ $rc != 0 ] && [ ! -e "$sb/results/press-nojobs" ] &&
+	   grep -q "pressure disks 'ram-bounce+ram@insn' need pressure levels and pressure jobs (levels 'full24 full64', jobs '')" <<<"$out" &&
+		t_ok "compare: pressure disks without pressure jobs are refused before the run" ||
+		t_fail "compare: pressure disks without pressure jobs are refused before the run" "exit $rc" "$out"
+
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --pressure-levels none --accel tcg \
+		--run-id press-nolevels 2>&1) || rc=$?
+	[ $rc != 0 ] && [ ! -e "$sb/results/press-nolevels" ] &&
+	   grep -q "pressure disks 'ram-bounce+ram@insn' need pressure levels and pressure jobs (levels '', jobs 'pressure-writeback')" <<<"$out" &&
+		t_ok "compare: pressure disks without pressure levels are refused before the run" ||
+		t_fail "compare: pressure disks without pressure levels are refused before the run" "exit $rc" "$out"
+
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --pressure-levels full24,full99 --accel tcg \
+		--run-id press-unknown 2>&1) || rc=$?
+	[ $rc = 2 ] && [ ! -e "$sb/results/press-unknown" ] &&
+	   grep -q "unknown pressure 'full99' (known: $known)" <<<"$out" &&
+		t_ok "compare: an unknown pressure level is refused (exit 2), naming the known ones" ||
+		t_fail "compare: an unknown pressure level is refused (exit 2), naming the known ones" "exit $rc" "$out"
+
+	# guest-run dies on the pressure before it looks for a kernel: an
+	# empty cache, and no OUTDIR made
+	rc=0
+	out=$(BOUNCELAB_CACHE=$WORK/no-cache "$sb/bench/guest-run" -v pre -o "$WORK/gr-press" \
+		-j "virtio:smoke-randread.fio" -p full99 2>&1) || rc=$?
+	[ $rc != 0 ] && [ ! -e "$WORK/gr-press" ] &&
+	   grep -q "unknown pressure 'full99' (known: $known)" <<<"$out" &&
+	   ! grep -q 'no kernel' <<<"$out" &&
+		t_ok "guest-run -p full99: refused before any kernel or boot, naming the known pressures" ||
+		t_fail "guest-run -p full99: refused before any kernel or boot, naming the known pressures" \
+			"exit $rc" "$out"
 }
 
 # --- one description of the lab ------------------------------------------------
@@ -782,7 +891,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 46
+t_plan 53
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -795,6 +904,7 @@ test_plan_options
 test_compare_interrupt
 test_dry_run
 test_clocks
+test_pressure_boots
 test_until_ci
 test_lab_description
 test_bases

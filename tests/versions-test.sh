@@ -46,6 +46,7 @@ RUNS=$BL_CACHE/versions-test/$(date +%Y%m%d-%H%M%S)-$$
 WV=smoke-randwrite-verify.fio
 I512=integrity-direct-512-qd8.fio
 IBUF=integrity-buffered-1k.fio
+OCC=occupancy-write-64k-qd8.fio
 REFUSAL=$(bl_lab_refusal "$(bl_lab_disk usb-pio channel)")
 SDEBUG_IGNORED='lab_no_highmem ignored: no driver can ask for bounce buffering any more'
 . "$BL_ROOT/tests/guest-lib.sh"
@@ -184,7 +185,7 @@ vmstat_has_no_nr_bounce()
 }
 
 # Each truth table's number of results: 2 per row (row), 1 per rcheck.
-declare -A TRUTH_RESULTS=([5.10]=10 [6.1]=14 [7.2]=10)
+declare -A TRUTH_RESULTS=([5.10]=12 [6.1]=16 [7.2]=10)
 
 # A base's variants must be built (make test-versions builds them).
 have_kernels()
@@ -212,7 +213,7 @@ truth_5.10()
 {
 	local n=5.10-stock-knobs-on why
 	why=$(have_kernels 5.10/stock) || { truth_skip 5.10 "$why"; return; }
-	row $n 5.10/stock none "usb-pio:$WV virtio:$WV ram-bounce:$WV ram:$WV usb-pio:$I512 ram-bounce:$I512 ram-bounce:$IBUF"
+	row $n 5.10/stock none "usb-pio:$WV virtio:$WV ram-bounce:$WV ram:$WV usb-pio:$I512 ram-bounce:$I512 ram-bounce:$IBUF ram-bounce:$OCC ram:$OCC"
 	rcheck "$n: usb write+verify works" job_ok $n 1
 	rcheck "$n: bounces > 0 on usb-pio ($(bounces $n 1))" check_bounces $n 1 gt 0
 	rcheck "$n: 0 bounces on virtio" check_bounces $n 2 eq 0
@@ -221,6 +222,9 @@ truth_5.10()
 	rcheck "$n: 512 B writes on usb-pio measured ($(bad_of $n 5))" check_bad $n 5 ge 0
 	rcheck "$n: 512 B writes on ram-bounce measured ($(bad_of $n 6))" check_bad $n 6 ge 0
 	rcheck "$n: buffered 1 KiB writes on ram-bounce measured ($(bad_of $n 7))" check_bad $n 7 ge 0
+	rcheck "$n: exact count: 64 KiB QD8 writes hold 1 to 128 bounce pages (peak $(occupancy $n 8 peak))" \
+		check_occupancy $n 8 peak gt 0 peak le 128 inflight eq 0
+	rcheck "$n: exact count: 0 pages on ram" check_occupancy $n 9 allocated eq 0
 }
 
 truth_6.1()
@@ -228,13 +232,15 @@ truth_6.1()
 	local n why
 	why=$(have_kernels 6.1/stock 6.1/fixed) || { truth_skip 6.1 "$why"; return; }
 	n=6.1-stock-knobs-on
-	row $n 6.1/stock none "usb-pio:$WV ram-bounce:$WV virtio:$WV"
+	row $n 6.1/stock none "usb-pio:$WV ram-bounce:$WV virtio:$WV ram-bounce:$OCC"
 	rcheck "$n: usb write+verify works" job_ok $n 1
 	rcheck "$n: 0 bounces on usb-pio (inverted check)" check_bounces $n 1 eq 0
 	rcheck "$n: 0 bounces on ram-bounce (inverted check)" check_bounces $n 2 eq 0
+	rcheck "$n: exact count: 0 pages taken, a 64-page pool" \
+		check_occupancy $n 4 allocated eq 0 peak eq 0 pool_size eq 64
 
 	n=6.1-fixed-knobs-on
-	row $n 6.1/fixed none "usb-pio:$WV ram-bounce:$WV virtio:$WV ram:$WV usb-pio:$I512 ram-bounce:$I512"
+	row $n 6.1/fixed none "usb-pio:$WV ram-bounce:$WV virtio:$WV ram:$WV usb-pio:$I512 ram-bounce:$I512 ram-bounce:$OCC"
 	rcheck "$n: usb write+verify works" job_ok $n 1
 	rcheck "$n: bounces > 0 on usb-pio ($(bounces $n 1))" check_bounces $n 1 gt 0
 	rcheck "$n: bounces > 0 on ram-bounce ($(bounces $n 2))" check_bounces $n 2 gt 0
@@ -242,6 +248,8 @@ truth_6.1()
 	rcheck "$n: 0 bounces on ram" check_bounces $n 4 eq 0
 	rcheck "$n: 512 B writes on usb-pio measured ($(bad_of $n 5))" check_bad $n 5 ge 0
 	rcheck "$n: 512 B writes on ram-bounce measured ($(bad_of $n 6))" check_bad $n 6 ge 0
+	rcheck "$n: exact count: 64 KiB QD8 writes hold 1 to 128 bounce pages (peak $(occupancy $n 7 peak))" \
+		check_occupancy $n 7 peak gt 0 peak le 128 inflight eq 0
 }
 
 truth_7.2()

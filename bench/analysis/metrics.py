@@ -85,11 +85,17 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # direction). The first row of a slot whose pattern matches and whose
 # metric the cell has wins.
 PRIMARY = [
+    # writeback under pressure (pressure-writeback): the writer's
+    # bandwidth, the tail of the reader beside it, the share of time
+    # stalled on memory
+    ("throughput", r"writeback", "write_bw"),
+    ("latency tail", r"writeback", "read_clat_p99_us"),
     ("throughput", r"seq|buffered", "{d}_bw"),
     ("throughput", None, "{d}_iops"),
     ("latency tail", None, "{d}_clat_p99_us"),
     ("CPU per GiB", None, "cpu_s_per_gib"),
     ("lowmem", None, "lowfree_min_kb"),
+    ("memory stalls", r"writeback", "psi_some_us_per_s"),
 ]
 PRIMARY_SLOTS = list(dict.fromkeys(slot for slot, _, _ in PRIMARY))
 

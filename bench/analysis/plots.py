@@ -14,6 +14,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 
+from . import memory as MEM
 from . import metrics as M
 from . import rawfiles as R
 from . import stats as S
@@ -28,6 +29,8 @@ SIZES = {
     "memory-timeline": (900, 820),
     "bounced-bytes": (900, 560),
     "forest": (900, 300),
+    "dose-response": (1000, 760),
+    "pressure-timeline": (1000, 820),
 }
 PX_PER_FOREST_ROW = 16
 # The bar figures: (file-name prefix, metric).
@@ -328,4 +331,6 @@ def make_plots(run, verdicts, outdir, gp_dir=GP_DIR):
     latency_curves(run, p)
     bounced_bytes(run, p)
     memory_timelines(run, p)
+    MEM.dose_response(run, p)
+    MEM.pressure_timeline(run, p)
     return p

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import headline as H
 from . import labconf as L
+from . import memory as MEM
 from . import metrics as M
 from . import roles as ROLES
 from . import stats as S
@@ -457,6 +458,9 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     cost = H.cost_section(run, verdicts)
     if cost:
         parts += ["## What a bounce costs", ""] + cost + [""]
+    memory = MEM.section(run, verdicts, figures, run_dir)
+    if memory:
+        parts += ["## What a bounce costs in memory", ""] + memory + [""]
     parts += ["## Run", "", _run_section(run), ""]
     warnings = list(run.warnings) + list(extra_warnings)
     if warnings:

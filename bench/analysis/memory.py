@@ -1,0 +1,360 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a bounce costs in memory: report.md's section and its figures.
+
+Three measures, each from the run's own boots:
+
+  footprint  the kernel's exact count of bounce pages per job (lab-bounce:
+             peak and time-weighted mean in flight, pages taken, time in
+             mempool_alloc), without extra pressure
+  standing   the bounce pool's reserve (pool_size, exact) and LowFree at
+             the start of each boot, the removed kernel against the
+             baseline, beside the baseline against the bounce kernel
+             (the same pool: an A/A bound on what the boot itself moves)
+  pressure   per pressure level (lab.conf "pressure", the pressure boots
+             of bench/matrix): the bounce kernel against the others, with
+             the verdicts of verdict.csv and the control disk beside it
+
+and two figures: the dose-response (each pressure metric against the
+level's LowFree target, one line per variant) and the timelines of the
+strongest level (LowFree, PSI and the Bounce: gauge, variants side by
+side).
+"""
+import os
+
+import numpy as np
+
+from . import labconf as L
+from . import metrics as M
+from . import rawfiles as R
+from . import roles as ROLES
+from . import tidy as T
+
+FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
+             "bounce_pages_taken", "bounce_alloc_us_per_page"]
+# What pressure does to a job, most telling first.
+PRESSURE_METRICS = ["write_bw", "read_iops", "read_clat_p99_us", "read_clat_p99.9_us",
+                    "allocstall_per_s", "pgscan_per_s", "pgsteal_per_s",
+                    "psi_some_us_per_s", "psi_full_us_per_s", "lowfree_min_kb",
+                    "bounce_pages_peak", "bounce_alloc_max_us",
+                    "bounce_reserve_used_pages"]
+# The dose-response figure's panels: (metric, axis label, scale).
+DOSE_PANELS = [("write_bw", "writeback MB/s (incl. fsync)", 1e-6),
+               ("read_clat_p99.9_us", "reader p99.9 latency, ms", 1e-3),
+               ("psi_some_us_per_s", "PSI memory some, % of time", 1e-4),
+               ("bounce_pages_peak", "bounce pages in flight, peak", 1.0)]
+
+
+def _fmt(x, digits=3):
+    if x is None or not np.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}g}" if abs(x) < 10 ** digits else f"{x:.0f}"
+
+
+def _median(run, metric, variant, disk, pressure, job=None):
+    t = run.tidy
+    sel = t[(t["metric"] == metric) & (t["variant"] == variant) &
+            (t["disk"] == disk) & (t["pressure"] == pressure)]
+    if job is not None:
+        sel = sel[sel["job"] == job]
+    return float(sel["value"].median()) if len(sel) else np.nan
+
+
+def _occupancy_state(run, variant, disk):
+    """"counted", "absent" (no bounce code), "missing" (no counter) or ""
+    for a variant on a disk, from its jobs."""
+    j = run.jobs
+    if j.empty or "occupancy" not in j:
+        return ""
+    states = set(j.loc[(j["variant"] == variant) & (j["disk"] == disk),
+                       "occupancy"].dropna())
+    for s in ("counted", "absent", "missing"):
+        if s in states:
+            return s
+    return ""
+
+
+def levels(run):
+    """The pressures of the run, the mildest first: none, then by the
+    level's LowFree target (lab.conf), highest first."""
+    lab = L.load(run.path)
+    found = list(dict.fromkeys(run.tidy["pressure"])) if not run.tidy.empty else []
+
+    def key(p):
+        if p == "none":
+            return (0, 0)
+        mib = lab["pressure"].get(p, {}).get("mib", "")
+        return (1, -float(mib)) if mib.isdigit() else (2, 0)
+    return sorted(found, key=key)
+
+
+def _target_mib(run, pressure):
+    mib = L.load(run.path)["pressure"].get(pressure, {}).get("mib", "")
+    return float(mib) if mib.isdigit() else np.nan
+
+
+def footprint_lines(run):
+    """The exact bounce-page footprint of each job without pressure."""
+    out = []
+    t = run.tidy
+    if t.empty:
+        return out
+    rows = []
+    for disk in dict.fromkeys(t["disk"]):
+        if "/" in str(disk) or not ROLES.is_candidate(run, disk):
+            continue
+        for v in ROLES.labels_with_role(run, ROLES.BOUNCE):
+            state = _occupancy_state(run, v, disk)
+            sel = t[(t["variant"] == v) & (t["disk"] == disk) & (t["pressure"] == "none") &
+                    (t["metric"] == "bounce_pages_peak")]
+            for job in sorted(set(sel["job"])):
+                vals = [_median(run, m, v, disk, "none", job) for m in FOOTPRINT]
+                rows.append(f"| {disk} | {v} | {job} | " +
+                            " | ".join(_fmt(x) for x in vals) + " |")
+            if not len(sel) and state in ("missing", "absent"):
+                rows.append(f"| {disk} | {v} | (every job) | not measured: "
+                            f"{'no lab counter in this kernel' if state == 'missing' else 'no bounce code'} | | | | |")
+    if rows:
+        out += ["Lowmem held by bounce pages, counted exactly by the kernel per job "
+                "(the lab-bounce patch; median of boots), without extra pressure:", "",
+                "| disk | variant | job | peak pages | peak KiB | mean pages "
+                "(time-weighted) | pages taken | mempool_alloc µs per page |",
+                "|---|---|---|---|---|---|---|---|"] + rows + [""]
+    for v in ROLES.labels_with_role(run, ROLES.BASELINE):
+        peaks = t[(t["variant"] == v) & (t["metric"] == "bounce_pages_peak")]["value"]
+        if len(peaks):
+            out.append(f"- {v}: {int(peaks.max())} bounce pages at most in any job "
+                       f"({len(peaks)} jobs counted).")
+    for v in ROLES.labels_with_role(run, ROLES.REMOVED):
+        out.append(f"- {v}: no bounce code: nothing to count (not a count of 0).")
+    return out
+
+
+def _boot_lowfree(run):
+    """{label: [LowFree kB at the start of each ok boot]} of the boots of
+    the run's first disk entry without pressure: one clock and one set of
+    disks, so that only the kernel differs."""
+    out = {}
+    boots = run.boots
+    if boots.empty:
+        return out
+    entry = boots["disk"].iloc[0]
+    for b in boots.itertuples():
+        if (getattr(b, "status", "") != "ok" or not isinstance(getattr(b, "dir", None), str)
+                or b.disk != entry or getattr(b, "pressure", "none") != "none"):
+            continue
+        mi = R.read_meminfo(os.path.join(run.path, b.dir, "guest", "proc-start", "meminfo"))
+        if mi and "LowFree" in mi:
+            out.setdefault(b.variant, []).append(float(mi["LowFree"]))
+    return out
+
+
+def standing_lines(run):
+    """The pool's reserve (exact) and LowFree at boot, removed against
+    baseline with the baseline-bounce difference as its A/A bound."""
+    out = []
+    t = run.tidy
+    pools = {}
+    for v in dict.fromkeys(run.boots["variant"]):
+        sel = t[(t["variant"] == v) & (t["metric"] == "bounce_pool_kib")]["value"] if not t.empty else []
+        if len(sel):
+            pools[v] = float(np.median(sel))
+    if pools:
+        text = ", ".join(f"{v} {_fmt(k)} KiB" for v, k in pools.items())
+        out.append(f"- The bounce pool's reserve (mempool, lowmem, taken at boot, exact): {text}; "
+                   + ", ".join(f"{v}: none (no bounce code)"
+                               for v in ROLES.labels_with_role(run, ROLES.REMOVED)) + ".")
+    low = _boot_lowfree(run)
+    base = [v for v in ROLES.labels_with_role(run, ROLES.BASELINE) if v in low]
+    bnc = [v for v in ROLES.labels_with_role(run, ROLES.BOUNCE) if v in low]
+    rem = [v for v in ROLES.labels_with_role(run, ROLES.REMOVED) if v in low]
+    if base and rem:
+        b, r = np.median(low[base[0]]), np.median(low[rem[0]])
+        line = (f"- LowFree at the start of the boot ({run.boots['disk'].iloc[0]} boots without "
+                f"pressure, median of {len(low[base[0]])} and "
+                f"{len(low[rem[0]])} boots): {base[0]} {_fmt(b, 6)} kB, {rem[0]} {_fmt(r, 6)} kB, "
+                f"{rem[0]} − {base[0]} = {_fmt(r - b, 4)} kB")
+        if bnc:
+            aa = np.median(low[bnc[0]]) - b
+            spread = max(np.ptp(low[base[0]]), np.ptp(low[rem[0]]))
+            bound = max(abs(aa), spread)
+            line += (f"; {bnc[0]} − {base[0]} (the same pool, an A/A bound): {_fmt(aa, 4)} kB, "
+                     f"spread within a variant {_fmt(spread, 4)} kB")
+            line += (": the difference is **outside** that bound." if abs(r - b) > bound
+                     else f": **below the noise** (±{_fmt(bound, 4)} kB).")
+        else:
+            line += "."
+        out.append(line)
+    return out
+
+
+def _oriented(verdicts, metric, disk, job, pressure, num, den):
+    """The verdict row of num against den (ratio num/den), turned round
+    when verdict.csv has it the other way; None when there is none."""
+    v = verdicts
+    sel = v[(v["metric"] == metric) & (v["disk"] == disk) & (v["job"] == job) &
+            (v["pressure"] == pressure)]
+    row = sel[(sel["b"] == num) & (sel["a"] == den)]
+    if len(row):
+        r = row.iloc[0]
+        return dict(ratio=r["ratio"], lo=r["ci_low"], hi=r["ci_high"], verdict=r["verdict"],
+                    mde=r.get("mde_pct", np.nan))
+    row = sel[(sel["b"] == den) & (sel["a"] == num)]
+    if len(row):
+        r = row.iloc[0]
+
+        def inv(x):
+            return 1.0 / x if np.isfinite(x) and x != 0 else np.nan
+        return dict(ratio=inv(r["ratio"]), lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
+                    verdict=r["verdict"], mde=r.get("mde_pct", np.nan))
+    return None
+
+
+def _cell(o):
+    if o is None or not np.isfinite(o["ratio"]):
+        return "n/a"
+    text = _fmt(o["ratio"])
+    if np.isfinite(o["lo"]) and np.isfinite(o["hi"]):
+        text += f" ({_fmt(o['lo'])}–{_fmt(o['hi'])})"
+    verdict = str(o["verdict"])
+    if verdict.startswith("no significant") and np.isfinite(o.get("mde", np.nan)):
+        verdict = f"no difference, could detect ±{_fmt(o['mde'], 2)}%"
+    return f"{text} {verdict}"
+
+
+def pressure_lines(run, verdicts):
+    """Per pressure level: bounce/baseline and bounce/removed on every
+    pressure metric, candidate disk and control side by side."""
+    out = []
+    if verdicts is None or verdicts.empty:
+        return out
+    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    others = ROLES.labels_with_role(run, ROLES.BASELINE) + ROLES.labels_with_role(run, ROLES.REMOVED)
+    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    if not bnc or not others:
+        return out
+    lvls = [p for p in levels(run) if p != "none" or pressure_jobs]
+    for p in lvls:
+        t = run.tidy[run.tidy["pressure"] == p]
+        jobs = sorted(j for j in set(t["job"]) if not pressure_jobs or j in pressure_jobs)
+        if p == "none" and not jobs:
+            continue
+        for job in jobs:
+            rows = []
+            disks = [d for d in dict.fromkeys(t[t["job"] == job]["disk"]) if "/" not in str(d)]
+            for metric in PRESSURE_METRICS:
+                for disk in disks:
+                    cells = [_cell(_oriented(verdicts, metric, disk, job, p, bnc[0], o))
+                             for o in others]
+                    meds = [_median(run, metric, v, disk, p, job) for v in bnc + others]
+                    if all(not np.isfinite(m) for m in meds):
+                        continue
+                    ctl = "" if ROLES.is_candidate(run, disk) else " (control)"
+                    rows.append(f"| {M.label(metric)} ({M.unit(metric)}) | {disk}{ctl} | " +
+                                " | ".join(_fmt(m, 4) for m in meds) + " | " +
+                                " | ".join(cells) + " |")
+            if not rows:
+                continue
+            hog = t[(t["job"] == job) & (t["metric"] == "hog_cpu_s")]["value"]
+            if len(hog):
+                rows.append(f"| pressure hogs' CPU during the job, most (must be 0) | all | "
+                            f"{_fmt(float(hog.max()))} s |" + " |" * (len(bnc + others) + len(others) - 1))
+            target = _target_mib(run, p)
+            head = (f"**{p}**" + (f" (LowFree target {int(target)} MiB, "
+                                  f"{L.load(run.path)['pressure'].get(p, {}).get('label', '')})"
+                                  if np.isfinite(target) else " (no extra pressure)"))
+            out += [f"{head}, job {job}: medians, then {bnc[0]} against each other kernel "
+                    "(ratio, 95% CI, verdict; the control disk is the same boots' A/A bound):", "",
+                    "| metric | disk | " + " | ".join(bnc + others) + " | " +
+                    " | ".join(f"{bnc[0]}/{o}" for o in others) + " |",
+                    "|---|---|" + "---|" * (len(bnc + others) + len(others))] + rows + [""]
+    return out
+
+
+def section(run, verdicts, figures=None, run_dir=None):
+    """The lines of "What a bounce costs in memory" ([] when the run has
+    nothing to say about memory)."""
+    out = footprint_lines(run)
+    stand = standing_lines(run)
+    if stand:
+        out += stand + [""]
+    out += pressure_lines(run, verdicts)
+    for f in [f for f in figures or [] if f["kind"] in ("dose-response", "pressure-timeline")]:
+        rel = os.path.relpath(f["png"], run_dir) if run_dir else f["png"]
+        out.append(f"![{f['caption']}]({rel})")
+    return out
+
+
+# --- figures -----------------------------------------------------------
+
+
+def dose_response(run, p):
+    """Each DOSE_PANELS metric against the level's LowFree target (none:
+    the boots' own LowFree at the start), one line per variant, on the
+    bounce-candidate disk of the pressure jobs."""
+    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    lvls = levels(run)
+    if not pressure_jobs or len([x for x in lvls if x != "none"]) < 1:
+        return
+    t = run.tidy[run.tidy["job"].isin(pressure_jobs)]
+    disks = [d for d in dict.fromkeys(t["disk"]) if "/" not in str(d) and ROLES.is_candidate(run, d)]
+    if t.empty or not disks:
+        return
+    disk = disks[0]
+    job = sorted(set(t["job"]))[0]
+    low = _boot_lowfree(run)
+    variants = [v for v in dict.fromkeys(run.boots["variant"])]
+    blocks = []
+    for metric, _, scale in DOSE_PANELS:
+        for v in variants:
+            lines = []
+            for lvl in lvls:
+                x = _target_mib(run, lvl)
+                if not np.isfinite(x):
+                    x = np.median(low.get(v, [np.nan])) / 1024
+                y = _median(run, metric, v, disk, lvl, job)
+                if np.isfinite(x) and np.isfinite(y):
+                    lines.append(f"{x:.6g} {y * scale:.6g}")
+            blocks.append(f"# {metric} {v}\n" + ("\n".join(lines) if lines else "? ?"))
+    data = "\n\n\n".join(blocks) + "\n"
+    panels = {f"p{i + 1}": lab for i, (_, lab, _) in enumerate(DOSE_PANELS)}
+    p.render("dose-response", f"memory-dose-response-{disk}", data,
+             dict(title=f"Writeback under memory pressure on {disk}: "
+                        f"{T.kernel_title(run)} (medians of boots)",
+                  nvariants=len(variants), variants=" ".join(variants), **panels),
+             f"dose-response: {job} on {disk} against LowFree", "memory")
+
+
+def pressure_timeline(run, p):
+    """LowFree, PSI some and the Bounce: gauge over the job at the
+    strongest level, rep 1, every variant side by side in one figure."""
+    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    lvls = [x for x in levels(run) if x != "none"]
+    if not lvls or not pressure_jobs or run.jobs.empty:
+        return
+    lvl = lvls[-1]
+    j = run.jobs[(run.jobs["state"] == "ok") & (run.jobs["pressure"] == lvl) &
+                 run.jobs["job"].isin(pressure_jobs)]
+    j = j[[ROLES.is_candidate(run, d) for d in j["disk"]]]
+    if j.empty:
+        return
+    first = j.sort_values(["rep", "boot"]).groupby("variant", sort=False).head(1)
+    blocks, names = [], []
+    for r in first.itertuples():
+        mon = R.read_labmon(os.path.join(run.path, r.dir, "labmon.csv"))
+        if mon is None or len(mon) < 2 or "t_ms" not in mon:
+            continue
+        cols = []
+        for c, scale in (("t_ms", 1e-3), ("LowFree", 1 / 1024), ("some_avg10", 1.0),
+                         ("Bounce", 1.0)):
+            cols.append(mon[c].astype(float) * scale if c in mon else None)
+        lines = [" ".join("?" if col is None or not np.isfinite(col.iloc[i]) else f"{col.iloc[i]:.6g}"
+                          for col in cols) for i in range(len(mon))]
+        blocks.append("\n".join(lines))
+        names.append(r.variant)
+    if not blocks:
+        return
+    p.render("pressure-timeline", f"memory-pressure-timeline-{lvl}", "\n\n\n".join(blocks) + "\n",
+             dict(title=f"Under {lvl}: {first.iloc[0]['disk']}, job "
+                        f"{first.iloc[0]['job']}, rep 1 of each variant",
+                  nvariants=len(names), variants=" ".join(names)),
+             f"timelines under {lvl}: LowFree, PSI, Bounce:, variants side by side", "memory")

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+"""memory.py on a real pressure run (fixtures/pressure-run: one boot each
+of pre, pre-fixed and post under full24, the ram-bounce job only): the
+footprint, the pool, the per-level table and both figures."""
+import os
+import tempfile
+import unittest
+
+import helpers as H
+from analysis import memory, plots, stats, tidy
+
+PRESSURE_RUN = os.path.join(H.HERE, "fixtures", "pressure-run")
+
+
+class PressureRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.data = tidy.load_run(PRESSURE_RUN)
+        cls.verdicts = stats.verdicts(cls.data, n_boot=200)
+        cls.p = plots.make_plots(cls.data, cls.verdicts, os.path.join(cls.tmp.name, "plots"))
+        cls.text = "\n".join(memory.section(cls.data, cls.verdicts, cls.p.figures,
+                                            cls.tmp.name))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def peak(self, variant):
+        t = self.data.tidy
+        return t[(t["variant"] == variant) & (t["metric"] == "bounce_pages_peak")]["value"]
+
+    def test_levels_mildest_first(self):
+        self.assertEqual(memory.levels(self.data), ["full24"])
+
+    def test_exact_peak_counted_where_it_bounces(self):
+        self.assertGreater(self.peak("pre-fixed").max(), 0)
+        self.assertEqual(list(self.peak("pre")), [0.0])
+        self.assertTrue(self.peak("post").empty)     # no bounce code: no row
+
+    def test_pool_reserve_from_the_kernel(self):
+        self.assertIn("pre 256 KiB, pre-fixed 256 KiB; post: none (no bounce code)", self.text)
+
+    def test_level_table_has_each_kernel_and_the_pair_columns(self):
+        self.assertIn("**full24** (LowFree target 24 MiB", self.text)
+        self.assertIn("| metric | disk | pre-fixed | pre | post | pre-fixed/pre | pre-fixed/post |",
+                      self.text)
+        # one boot each: the lab says it cannot tell, never a verdict
+        self.assertIn("too few repetitions", self.text)
+        self.assertNotIn("faster", self.text)
+
+    def test_hogs_idle(self):
+        t = self.data.tidy
+        hog = t[t["metric"] == "hog_cpu_s"]["value"]
+        self.assertEqual(len(hog), 3)
+        self.assertEqual(float(hog.max()), 0.0)
+        self.assertIn("pressure hogs' CPU during the job, most (must be 0) | all | 0 s", self.text)
+
+    def test_both_figures_made_and_linked(self):
+        kinds = {f["kind"] for f in self.p.figures}
+        self.assertLessEqual({"dose-response", "pressure-timeline"}, kinds)
+        self.assertEqual(self.p.errors, [])
+        self.assertIn("](plots/memory-dose-response-ram-bounce.png)", self.text)
+        self.assertIn("](plots/memory-pressure-timeline-full24.png)", self.text)
+
+    def test_dose_data_is_the_pressure_job(self):
+        with open(os.path.join(self.tmp.name, "plots", "data",
+                               "memory-dose-response-ram-bounce.dat"), encoding="utf-8") as f:
+            blocks = [b for b in f.read().split("\n\n\n") if b.strip()]
+        # 4 panels x 3 variants; write_bw of pre-fixed at 24 MiB, in MB/s
+        self.assertEqual(len(blocks), 12)
+        t = self.data.tidy
+        bw = t[(t["variant"] == "pre-fixed") & (t["metric"] == "write_bw")]["value"].iloc[0]
+        self.assertIn(f"24 {bw * 1e-6:.6g}", blocks[1])

@@ -668,6 +668,19 @@ test_dry_run()
 
 # --- bench/compare: pressure boots -------------------------------------------
 
+# refused_before_run WHAT RUN_ID MESSAGE ARGS...: compare (the sandbox $sb,
+# the arguments ${small[@]} of the caller) with ARGS exits non-zero with
+# MESSAGE and leaves no run folder.
+refused_before_run()
+{
+	local what=$1 id=$2 msg=$3 rc=0 out
+	shift 3
+	out=$("$sb/bench/compare" "${small[@]}" "$@" --accel tcg --run-id "$id" 2>&1) || rc=$?
+	[ $rc != 0 ] && [ ! -e "$sb/results/$id" ] && grep -qF -- "$msg" <<<"$out" &&
+		t_ok "compare: $what is refused before the run" ||
+		t_fail "compare: $what is refused before the run" "exit $rc" "$out"
+}
+
 # The pressure_disks entries are booted again under each pressure level,
 # running only the pressure jobs; a level that is also a pressure of
 # every boot, pressure disks without levels or jobs, and an unknown level
@@ -726,29 +739,15 @@ test_pressure_boots()
 	fi
 
 	# refused before the run: nothing booted, no run folder
-	rc=0
-	out=$("$sb/bench/compare" "${small[@]}" --pressure none,full24 --accel tcg \
-		--run-id press-twice 2>&1) || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/press-twice" ] &&
-	   grep -q "pressure 'full24' is both a pressure of every boot and a pressure level; name it once" <<<"$out" &&
-		t_ok "compare: a level that is also in --pressure is refused before the run" ||
-		t_fail "compare: a level that is also in --pressure is refused before the run" "exit $rc" "$out"
-
-	rc=0
-	out=$("$sb/bench/compare" "${small[@]}" --pressure-jobs none --accel tcg \
-		--run-id press-nojobs 2>&1) || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/press-nojobs" ] &&
-	   grep -q "pressure disks 'ram-bounce+ram@insn' need pressure levels and pressure jobs (levels 'full24 full64', jobs '')" <<<"$out" &&
-		t_ok "compare: pressure disks without pressure jobs are refused before the run" ||
-		t_fail "compare: pressure disks without pressure jobs are refused before the run" "exit $rc" "$out"
-
-	rc=0
-	out=$("$sb/bench/compare" "${small[@]}" --pressure-levels none --accel tcg \
-		--run-id press-nolevels 2>&1) || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/press-nolevels" ] &&
-	   grep -q "pressure disks 'ram-bounce+ram@insn' need pressure levels and pressure jobs (levels '', jobs 'pressure-writeback')" <<<"$out" &&
-		t_ok "compare: pressure disks without pressure levels are refused before the run" ||
-		t_fail "compare: pressure disks without pressure levels are refused before the run" "exit $rc" "$out"
+	refused_before_run "a level that is also in --pressure" press-twice \
+		"pressure 'full24' is both a pressure of every boot and a pressure level; name it once" \
+		--pressure none,full24
+	refused_before_run "pressure disks without pressure jobs" press-nojobs \
+		"pressure disks 'ram-bounce+ram@insn' need pressure levels and pressure jobs (levels 'full24 full64', jobs '')" \
+		--pressure-jobs none
+	refused_before_run "pressure disks without pressure levels" press-nolevels \
+		"pressure disks 'ram-bounce+ram@insn' need pressure levels and pressure jobs (levels '', jobs 'pressure-writeback')" \
+		--pressure-levels none
 
 	rc=0
 	out=$("$sb/bench/compare" "${small[@]}" --pressure-levels full24,full99 --accel tcg \

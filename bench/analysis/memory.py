@@ -258,6 +258,9 @@ def pressure_lines(run, verdicts):
             if len(hog):
                 rows.append(f"| pressure hogs' CPU during the job, most (must be 0) | all | "
                             f"{_fmt(float(hog.max()))} s |" + " |" * (len(bnc + others) + len(others) - 1))
+            spread = _spread_line(run, p, job, bnc + others)
+            if spread:
+                rows.append(spread)
             target = _target_mib(run, p)
             head = (f"**{p}**" + (f" (LowFree target {int(target)} MiB, "
                                   f"{L.load(run.path)['pressure'].get(p, {}).get('label', '')})"
@@ -268,6 +271,34 @@ def pressure_lines(run, verdicts):
                     " | ".join(f"{bnc[0]}/{o}" for o in others) + " |",
                     "|---|---|" + "---|" * (len(bnc + others) + len(others))] + rows + [""]
     return out
+
+
+# Below this spread of repeated boots a cell counts as deterministic.
+DETERMINISTIC_SPREAD = 0.002
+
+
+def _spread_line(run, pressure, job, variants):
+    """How far the repeated boots of each kernel spread (max/min - 1) on
+    the candidate disk's write bandwidth: whether the clock made this
+    job deterministic, said beside the table, never assumed."""
+    t = run.tidy
+    sel = t[(t["pressure"] == pressure) & (t["job"] == job) & (t["metric"] == "write_bw")]
+    parts, worst = [], 0.0
+    for v in variants:
+        for disk in dict.fromkeys(sel["disk"]):
+            if "/" in str(disk) or not ROLES.is_candidate(run, disk):
+                continue
+            x = sel[(sel["variant"] == v) & (sel["disk"] == disk)]["value"]
+            if len(x) >= 2 and x.min() > 0:
+                sp = float(x.max() / x.min() - 1)
+                worst = max(worst, sp)
+                parts.append(f"{v} {100 * sp:.3g}% ({len(x)} boots)")
+    if not parts:
+        return ""
+    word = ("deterministic" if worst <= DETERMINISTIC_SPREAD else
+            "NOT deterministic: the verdicts rest on the test across boots")
+    return (f"| spread of repeated boots, writeback bandwidth (max/min − 1) | candidate | "
+            f"{'; '.join(parts)}: {word} |" + " |" * (len(variants) + 0))
 
 
 def section(run, verdicts, figures=None, run_dir=None):

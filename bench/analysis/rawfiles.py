@@ -134,11 +134,12 @@ OCCUPANCY_KEYS = ("inflight", "peak", "allocated", "page_ns", "span_ns",
 
 def read_occupancy(path):
     """The job's bounce-occupancy file (the lab-bounce kernel counter):
-    {key: int} with every OCCUPANCY_KEYS key, "absent" (no bounce code),
+    {key: int} with every OCCUPANCY_KEYS key, "off" (not counted in this
+    job: the unprobed twin of a probed one), "absent" (no bounce code),
     "missing" (no lab counter in this kernel), or None (no file, or not
     well formed: not a count of 0)."""
     text = read_text(path)
-    if text in ("absent", "missing"):
+    if text in ("off", "absent", "missing"):
         return text
     if not text:
         return None

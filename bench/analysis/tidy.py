@@ -265,8 +265,9 @@ def _probe_rows(jdir, gib, info):
 
 def _occupancy_rows(jdir, info):
     """The bounce pages of the job's window, counted exactly by the kernel
-    (lab-bounce patch): none where the kernel has no bounce code
-    ("absent") or no counter ("missing"), which is not a count of 0."""
+    (lab-bounce patch): none where the job was not counted ("off": the
+    unprobed twin of a probed job, whose twin is), the kernel has no
+    bounce code ("absent") or no counter ("missing"): not a count of 0."""
     occ = R.read_occupancy(os.path.join(jdir, "bounce-occupancy"))
     if occ is None or isinstance(occ, str):
         info["occupancy"] = occ or "missing"

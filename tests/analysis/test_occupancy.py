@@ -89,6 +89,7 @@ class ReadOccupancy(unittest.TestCase):
     def test_absent_and_missing_are_words_not_counts(self):
         self.assertEqual(self.read("absent\n"), "absent")
         self.assertEqual(self.read("missing\n"), "missing")
+        self.assertEqual(self.read("off\n"), "off")
 
     def test_a_lacking_key_is_not_a_count(self):
         for key in rawfiles.OCCUPANCY_KEYS:
@@ -150,7 +151,7 @@ class JobMetrics(unittest.TestCase):
         self.assertEqual(got["bounce_pages_peak"], 128)
 
     def test_absent_or_missing_gives_no_occupancy_row(self):
-        for word in ("absent", "missing"):
+        for word in ("off", "absent", "missing"):
             with self.subTest(word=word):
                 got, info, _ = self.metrics(bounce_occupancy=word + "\n")
                 self.assertEqual(info["occupancy"], word)

@@ -157,21 +157,25 @@ occupancy()
 	awk -v k="$3" 'NF == 1 { print; exit } $1 == k { print $2; exit }' "$f"
 }
 
-# check_occupancy NAME JOB KEY OP VALUE [OP VALUE]: the count compares so
-# (eq, gt, le: numbers; is: the file's one word).
+# check_occupancy NAME JOB KEY OP VALUE [KEY OP VALUE ...]: each value of
+# the count compares so (eq, gt, le: numbers; is: the file's one word,
+# KEY "-").
 check_occupancy()
 {
-	local name=$1 job=$2 key=$3 v
-	shift 3
-	v=$(occupancy "$name" "$job" "$key")
-	while [ $# -ge 2 ]; do
-		case $1 in
-		is) [ "$v" = "$2" ] ;;
-		eq) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -eq "$2" ] ;;
-		gt) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt "$2" ] ;;
-		le) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -le "$2" ] ;;
-		esac || { echo "$key: '$v', wanted $1 $2"; cat "$(jobdir "$name" "$job")/bounce-occupancy"; return 1; }
-		shift 2
+	local name=$1 job=$2 key v
+	shift 2
+	[ $# -ge 3 ] || { echo "check_occupancy: no KEY OP VALUE"; return 1; }
+	while [ $# -ge 3 ]; do
+		key=$1
+		v=$(occupancy "$name" "$job" "$key")
+		case $2 in
+		is) [ "$v" = "$3" ] ;;
+		eq) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -eq "$3" ] ;;
+		gt) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -gt "$3" ] ;;
+		le) [[ $v =~ ^[0-9]+$ ]] && [ "$v" -le "$3" ] ;;
+		*) false ;;
+		esac || { echo "$key: '$v', wanted $2 $3"; cat "$(jobdir "$name" "$job")/bounce-occupancy"; return 1; }
+		shift 3
 	done
 }
 

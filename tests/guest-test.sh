@@ -171,7 +171,7 @@ test_bounds()
 	# a pressure that cannot be applied is the boot's failure, never a
 	# result without pressure
 	expect_failed_boot no-pressure "memory pressure (memhog) died" 120 \
-		-v pre -j "ram:$RR" -d 64 -t 300 -p memory -m 99999
+		-v pre -j "ram:$RR" -d 64 -t 300 -p memory -m 4000
 }
 
 mkdir -p "$RUNS"

@@ -27,6 +27,7 @@ from . import labconf as L
 from . import metrics as M
 from . import rawfiles as R
 from . import roles as ROLES
+from . import stats as S
 from . import tidy as T
 
 FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
@@ -204,8 +205,13 @@ def _oriented(verdicts, metric, disk, job, pressure, num, den):
 
         def inv(x):
             return 1.0 / x if np.isfinite(x) and x != 0 else np.nan
-        return dict(ratio=inv(r["ratio"]), lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
-                    verdict=r["verdict"], mde=r.get("mde_pct", np.nan))
+        ratio = inv(r["ratio"])
+        verdict = r["verdict"]
+        if S.is_significant(verdict):
+            # the word is said of B against A: turned round with the ratio
+            verdict = S.word(metric, ratio > 1)
+        return dict(ratio=ratio, lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
+                    verdict=verdict, mde=r.get("mde_pct", np.nan))
     return None
 
 

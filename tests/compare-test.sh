@@ -25,7 +25,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 # Small, fast boots for the failure paths.
 SMALL=(--disks virtio --pressure none --reps 1 --jobs smoke-randread
-	--probe-jobs none --integrity-jobs none --accel tcg)
+	--probe-jobs none --integrity-jobs none --pressure-disks none --accel tcg)
 
 boots_col()
 {
@@ -118,7 +118,7 @@ test_insn_aa()
 	local run=$RESULTS/$TAG-insn rc=0 a b
 	"$BL_ROOT/bench/compare" --variants pre,pre --disks ram@insn --pressure none \
 		--reps 1 --jobs smoke-randread --probe-jobs none --integrity-jobs none \
-		--accel tcg --run-id "$TAG-insn" >"$WORK/insn.out" 2>&1 || rc=$?
+		--pressure-disks none --accel tcg --run-id "$TAG-insn" >"$WORK/insn.out" 2>&1 || rc=$?
 	a=$(iops "$run/boots/001-pre-ram-none-r1/guest/jobs/01-ram-smoke-randread/fio.json")
 	b=$(iops "$run/boots/002-pre.2-ram-none-r1/guest/jobs/01-ram-smoke-randread/fio.json")
 	if [ $rc = 0 ] && [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] &&

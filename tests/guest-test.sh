@@ -107,7 +107,7 @@ test_truth_table()
 	rcheck "$n: its dirty highmem pages bounced ($(occupancy $n 1 allocated) pages)" \
 		check_occupancy $n 1 allocated gt 0
 	rcheck "$n: the hog held, idle (<= 2 ticks)" hog_idle $n 1 2
-	rcheck "$n: lowhog holds LowFree at its target, highmem free" lowmem_held $n 1
+	rcheck "$n: lowhog frozen at its target before the job, highmem free" lowmem_frozen $n 1
 
 	n=pre-fixed-knobs-off
 	row $n pre-fixed none "usb-dma:$WV virtio:$WV ram:$WV usb-dma:$I512 virtio:$I512 ram:$IBUF"

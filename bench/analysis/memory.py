@@ -77,20 +77,20 @@ def _occupancy_state(run, variant, disk):
 def levels(run):
     """The pressures of the run, the mildest first: none, then by the
     level's LowFree target (lab.conf), highest first."""
-    lab = L.load(run.path)
     found = list(dict.fromkeys(run.tidy["pressure"])) if not run.tidy.empty else []
+    targets = _targets(run)
 
     def key(p):
         if p == "none":
             return (0, 0)
-        mib = lab["pressure"].get(p, {}).get("mib", "")
-        return (1, -float(mib)) if mib.isdigit() else (2, 0)
+        return (1, -targets[p]) if np.isfinite(targets.get(p, np.nan)) else (2, 0)
     return sorted(found, key=key)
 
 
-def _target_mib(run, pressure):
-    mib = L.load(run.path)["pressure"].get(pressure, {}).get("mib", "")
-    return float(mib) if mib.isdigit() else np.nan
+def _targets(run):
+    """{pressure: its MIB in the run's lab.conf (nan without one)}."""
+    return {name: float(d["mib"]) if d.get("mib", "").isdigit() else np.nan
+            for name, d in L.load(run.path)["pressure"].items()}
 
 
 def footprint_lines(run):
@@ -239,6 +239,8 @@ def pressure_lines(run, verdicts):
     if not bnc or not others:
         return out
     lvls = [p for p in levels(run) if p != "none" or pressure_jobs]
+    lab = L.load(run.path)["pressure"]
+    targets = _targets(run)
     for p in lvls:
         t = run.tidy[run.tidy["pressure"] == p]
         jobs = sorted(j for j in set(t["job"]) if not pressure_jobs or j in pressure_jobs)
@@ -267,9 +269,9 @@ def pressure_lines(run, verdicts):
             spread = _spread_line(run, p, job, bnc + others)
             if spread:
                 rows.append(spread)
-            target = _target_mib(run, p)
+            target = targets.get(p, np.nan)
             head = (f"**{p}**" + (f" (LowFree target {int(target)} MiB, "
-                                  f"{L.load(run.path)['pressure'].get(p, {}).get('label', '')})"
+                                  f"{lab.get(p, {}).get('label', '')})"
                                   if np.isfinite(target) else " (no extra pressure)"))
             out += [f"{head}, job {job}: medians, then {bnc[0]} against each other kernel "
                     "(ratio, 95% CI, verdict; the control disk is the same boots' A/A bound):", "",
@@ -340,12 +342,13 @@ def dose_response(run, p):
     job = sorted(set(t["job"]))[0]
     low = _boot_lowfree(run)
     variants = [v for v in dict.fromkeys(run.boots["variant"])]
+    targets = _targets(run)
     blocks = []
     for metric, _, scale in DOSE_PANELS:
         for v in variants:
             lines = []
             for lvl in lvls:
-                x = _target_mib(run, lvl)
+                x = targets.get(lvl, np.nan)
                 if not np.isfinite(x):
                     x = np.median(low.get(v, [np.nan])) / 1024
                 y = _median(run, metric, v, disk, lvl, job)

@@ -14,7 +14,9 @@
  *   frozen LowFree=N kB target=N kB HighFree=N kB children=N pte_pages=N
  * and from then on changes nothing and reads nothing, so the dose stays
  * as it was and the hog takes no CPU while a benchmark runs; a child that
- * dies still ends it.  -n prints
+ * dies still ends it.  SIGUSR2 thaws it: it keeps LowFree near the target
+ * again until the next SIGUSR1 (between jobs, whose own use of lowmem
+ * moves LowFree).  -n prints
  * the plan and exits 0:
  *   would fill LowFree=N kB target=N kB HighFree=N kB tolerance=N kB
  *   pte_pages=N children=N
@@ -313,6 +315,10 @@ static void hold(const sigset_t *set, unsigned long target_kb,
 			return;
 		if (sig == SIGCHLD && waitpid(-1, NULL, WNOHANG) > 0)
 			die("a child died while holding: lowmem is no longer held");
+		if (sig == SIGUSR2) {
+			frozen = 0;
+			continue;
+		}
 		if (sig == SIGUSR1 && !frozen) {
 			frozen = 1;
 			read_meminfo(&mi);
@@ -389,6 +395,7 @@ int main(int argc, char **argv)
 	hold_set = stop_set;
 	sigaddset(&hold_set, SIGCHLD);
 	sigaddset(&hold_set, SIGUSR1);
+	sigaddset(&hold_set, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &hold_set, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 

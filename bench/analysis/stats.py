@@ -66,6 +66,14 @@ lognormal data with a fixed seed, the per-row false-positive rate, the
 run-level false discovery rate and the power for a 10 % change at 5 % CV at
 DEFAULT_REPS repetitions a side, and prints the table.
 
+Exact cells. On a disk booted under an exact clock, a performance job's
+metric whose values spread within the determinism bound on both sides
+(determinism.py: instruction time makes them repeat to the digit) is not
+tested: its ratio of medians is known to the bound, the interval is
+ratio / (1 + bound) to ratio * (1 + bound), and the verdict says a change
+when that excludes 1 (analysis "exact: bound ±X%", no p-value, outside the
+Benjamini-Hochberg families). Cells that spread more are tested as above.
+
 A bounce cost (a comparison on a bounce-candidate disk where one side runs
 the bounce variant) is only reported where that side's every job counted
 bounced bios (> 0); otherwise the row says "bounce path not exercised".
@@ -78,6 +86,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from . import determinism as D
 from . import metrics as M
 from . import roles as ROLES
 from . import tidy as T
@@ -537,6 +546,27 @@ def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
     return out
 
 
+def exact_compare(metric, a_vals, b_vals, bound):
+    """compare()'s columns for a pair of deterministic cells (see the
+    module docstring)."""
+    r = D.compare(a_vals, b_vals, bound)
+    up = r["ratio"] > 1
+    return dict(n_a=len(a_vals), n_b=len(b_vals),
+                median_a=float(np.median(a_vals)), median_b=float(np.median(b_vals)),
+                ratio=r["ratio"], ci_low=r["ci_low"], ci_high=r["ci_high"],
+                mde_pct=r["mde_pct"], p_value=np.nan, analysis=r["analysis"],
+                verdict=word(metric, up) if r["changed"] else NO_DIFF,
+                note=(f"exact clock: {len(a_vals)} and {len(b_vals)} reps spread "
+                      f"{D.spread_pct(a_vals):.2g}% and {D.spread_pct(b_vals):.2g}%"))
+
+
+def is_exact(df):
+    """The rows decided by the determinism bound, not a test."""
+    if "analysis" not in df:
+        return pd.Series(False, index=df.index)
+    return df["analysis"].astype(str).str.startswith(D.EXACT)
+
+
 def verdicts(run, n_boot=N_PERM):
     """One row per metric, cell and pair of variant labels, with
     Benjamini-Hochberg adjusted p-values (primary and exploratory
@@ -547,6 +577,8 @@ def verdicts(run, n_boot=N_PERM):
     if jobs.empty:
         return pd.DataFrame(columns=VERDICT_COLUMNS)
     tidy = run.tidy[~run.tidy["metric"].isin(M.TOTALS)]
+    exact_disks, bound = D.exact_disks(run), D.bound_pct(run)
+    perf_jobs = D.performance_jobs(run)
     cells = sorted(set(map(tuple, jobs[["disk", "job", "pressure"]].to_numpy())) |
                    set(map(tuple, tidy[["disk", "job", "pressure"]].to_numpy())))
     for disk, job, pressure in cells:
@@ -584,9 +616,15 @@ def verdicts(run, n_boot=N_PERM):
                     sb = g[g["variant"] == b].sort_values(["rep", "boot"])
                     va, vb = sa["value"], sb["value"]
                     seed = cell_seed(metric, disk, job, pressure, a, b)
-                    res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed,
-                                  sa["rep"].tolist(), sb["rep"].tolist(),
-                                  pooled.get(metric))
+                    if (disk in exact_disks and job in perf_jobs and
+                            D.is_deterministic(va, bound) and
+                            D.is_deterministic(vb, bound) and np.median(va) > 0):
+                        res = exact_compare(metric, va.to_numpy(float),
+                                            vb.to_numpy(float), bound)
+                    else:
+                        res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed,
+                                      sa["rep"].tolist(), sb["rep"].tolist(),
+                                      pooled.get(metric))
                     notes = [res["note"]] if res["note"] else []
                     if res["verdict"] == NO_DATA:
                         notes = [_missing_reason(l, j, metric)
@@ -620,7 +658,7 @@ def adjust(df):
         sel = ((df["primary"] == fam) & df["p_value"].notna() &
                ~df["verdict"].map(is_too_few))
         df.loc[sel, "p_adjusted"] = bh_adjust(df.loc[sel, "p_value"].to_numpy(float))
-    lost = df["verdict"].isin(SIGNIFICANT) & ~(df["p_adjusted"] <= ALPHA)
+    lost = df["verdict"].isin(SIGNIFICANT) & ~(df["p_adjusted"] <= ALPHA) & ~is_exact(df)
     df.loc[lost, "verdict"] = NO_DIFF
     expl = ~df["primary"].astype(bool) & df["verdict"].isin(SIGNIFICANT)
     df.loc[expl, "note"] = ["exploratory" + (f"; {n}" if n else "")
@@ -633,7 +671,7 @@ def control_rows(df):
     if df.empty:
         return df
     return df[df["control"].astype(bool) & df["primary"].astype(bool) &
-              df["p_adjusted"].notna()]
+              (df["p_adjusted"].notna() | is_exact(df))]
 
 
 def controls(df):

@@ -1,0 +1,133 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Which instruction-time cells are deterministic, and the verdict such a
+cell gets.
+
+Under an exact clock (a lab.conf clock with an -icount shift) a job on an
+in-guest disk counts guest instructions, not host time: the same kernel
+gives the same number in every boot, on any host, at any host load. A
+cell (variant, disk, job, pressure, metric) is deterministic when it has
+at least MIN_REPS values and they spread, (max - min) / median, by at most
+the bound (lab.conf "default determinism_bound_pct"). Such a cell needs no
+more repetitions, and a comparison of two such cells needs no test: the
+ratio is known to the bound. Its interval is ratio / (1 + bound) to
+ratio * (1 + bound), and a change is real when that interval excludes 1.
+
+A cell that spreads more (writeback under memory pressure does, by 15-29 %
+from boot to boot even under instruction time) is not deterministic: the
+runner gives its entry more repetitions (bench/compare, after the first
+round) and its comparisons fall back to the permutation test (stats.py).
+"""
+import numpy as np
+import pandas as pd
+
+from . import labconf as L
+from . import metrics as M
+
+MIN_REPS = 2
+DEFAULT_BOUND_PCT = 0.2
+# The slots (metrics.primary_metrics) that time the I/O itself, which an
+# exact clock makes exact; they decide whether an entry needs more reps.
+# The others are sampled (CPU by the 250 Hz tick, LowFree every
+# mon_interval_ms, PSI) and spread even under instruction time (run
+# default-6, 6 boots: CPU per GiB 1.3-12 %, LowFree up to 0.41 %): they keep
+# the permutation test, with the reps the entry has.
+EXACT_SLOTS = ("throughput", "latency tail")
+EXACT = "exact"          # the analysis column of a verdict decided by the bound
+
+
+def bound_pct(run):
+    """The determinism bound of the run's lab.conf, in %."""
+    lab = L.load(run.path)
+    v = lab.get("default", {}).get("determinism_bound_pct", {}).get("value")
+    return float(v) if v not in (None, "") else DEFAULT_BOUND_PCT
+
+
+def exact_disks(run):
+    """The disks (and within-boot ratio disks) the run booted under a clock
+    with an -icount shift."""
+    lab = L.load(run.path)
+    disks = set(run.tidy["disk"]) if not run.tidy.empty else set()
+    return {d for d in disks if L.disk_icount(run.meta, lab, d)}
+
+
+def spread_pct(values):
+    """(max - min) / median of the values, in %; NaN for fewer than two
+    values or a median of 0."""
+    v = np.asarray(values, dtype=float)
+    if len(v) < MIN_REPS:
+        return np.nan
+    med = float(np.median(v))
+    if med == 0:
+        return 0.0 if float(v.max() - v.min()) == 0 else np.nan
+    return 100 * float(v.max() - v.min()) / abs(med)
+
+
+def cells(run, slots=None):
+    """One row per primary cell (of those slots, default all) of a
+    performance job on an exact-clock disk: variant, disk, job, pressure, metric, n, spread_pct,
+    deterministic."""
+    cols = ["variant", "disk", "job", "pressure", "metric", "n", "spread_pct",
+            "deterministic"]
+    exact = exact_disks(run)
+    t = run.tidy[run.tidy["disk"].isin(exact)] if exact else run.tidy.iloc[0:0]
+    # integrity jobs answer with bad blocks; their few hundred ms of I/O
+    # time are no measure
+    t = t[t["job"].isin(performance_jobs(run))]
+    if t.empty:
+        return pd.DataFrame(columns=cols)
+    bound = bound_pct(run)
+    rows = []
+    for job, tj in t.groupby("job"):
+        primary = {m for slot, m in M.primary_metrics(job, sorted(set(tj["metric"]))).items()
+                   if slots is None or slot in slots}
+        tj = tj[tj["metric"].isin(primary)]
+        for key, g in tj.groupby(["variant", "disk", "pressure", "metric"]):
+            s = spread_pct(g["value"])
+            rows.append(dict(variant=key[0], disk=key[1], job=job, pressure=key[2],
+                             metric=key[3], n=len(g), spread_pct=s,
+                             deterministic=bool(np.isfinite(s) and s <= bound)))
+    return pd.DataFrame(rows, columns=cols)
+
+
+def undecided(run):
+    """The exact-clock cells that are not deterministic, each with the boot
+    disk entry (boots.tsv "disk", e.g. ram-bounce+ram) that carried it:
+    the entries that need more repetitions."""
+    c = cells(run, slots=EXACT_SLOTS)
+    c = c[~c["deterministic"]].copy()
+    if c.empty:
+        return c.assign(boot_disk=[])
+    boots = run.boots[["variant", "pressure", "disk"]].drop_duplicates()
+    where = {}
+    for b in boots.itertuples(index=False):
+        for d in str(b.disk).split("+"):
+            where.setdefault((b.variant, b.pressure, d), b.disk)
+    c["boot_disk"] = [where.get((r.variant, r.pressure, r.disk.split("/")[0]), "")
+                      for r in c.itertuples()]
+    return c
+
+
+def is_deterministic(values, bound):
+    """At least MIN_REPS values, spread within bound (%)."""
+    s = spread_pct(values)
+    return bool(np.isfinite(s) and s <= bound)
+
+
+def performance_jobs(run):
+    """The jobs whose numbers are a measure (not integrity checks)."""
+    if "job_class" not in run.jobs:
+        return set(run.tidy["job"])
+    return set(run.jobs.loc[run.jobs["job_class"] == "performance", "job"])
+
+
+def compare(a_vals, b_vals, bound):
+    """The statistics of a pair of deterministic cells (see the module
+    docstring): ratio of medians, the bound's interval, and whether it
+    excludes 1. bound in %."""
+    ma, mb = float(np.median(a_vals)), float(np.median(b_vals))
+    ratio = mb / ma if ma else np.nan
+    f = 1 + bound / 100
+    lo, hi = ratio / f, ratio * f
+    return dict(ratio=ratio, ci_low=lo, ci_high=hi, mde_pct=bound,
+                changed=bool(np.isfinite(ratio) and (lo > 1 or hi < 1)),
+                analysis=f"{EXACT}: bound ±{bound:g}%")

@@ -129,7 +129,7 @@ finish_side_boot()
 {
 	local stage=$1 name=$2 host=$3 dir=$RUN/boots/$2 secs
 	if [ "$host" != local ]; then
-		if tar -xf "$stage/$name.result.tar" -C "$stage" 2>>"$dir.out"; then
+		if tar --warning=no-timestamp -xf "$stage/$name.result.tar" -C "$stage" 2>>"$dir.out"; then
 			cat "$stage/$name/bundle.log" >>"$dir.out" 2>/dev/null || true
 			cp -r "$stage/$name/out/." "$dir/"
 		fi

@@ -9,7 +9,9 @@
 BL_DEPS_FETCH="apt dpkg debian-archive-keyring ca-certificates"
 BL_DEPS_KERNEL="linux-source-6.12 gcc make ccache flex bison bc libelf-dev
 	libssl-dev xz-utils patch perl python3 $BL_DEPS_FETCH"
-BL_DEPS_BOOT="qemu-system-x86 cpio gzip"
+# parallel: boots on an exact clock side by side; rsync and ssh: those
+# boots on other hosts (bench/compare --sshloginfile).
+BL_DEPS_BOOT="qemu-system-x86 cpio gzip parallel rsync openssh-client"
 # qemu-user: runs the guest's i386 binaries on hosts without IA32 emulation.
 BL_DEPS_GUEST="gcc-multilib dpkg-dev file qemu-user"
 # Debian's /usr/bin/python3 with pandas (not a python3 that PATH may put

@@ -374,10 +374,11 @@ test_gen_initramfs()
 
 # --- bench/guest-run: data disks never left behind --------------------------
 
-# The data disk images (everything in disks/ but plan.img).
+# The disk images a boot left behind (bench/boot-bundle makes them in a
+# .img.* folder of the boot's; plan.img is in its bundle).
 data_disks()
 {
-	ls "$1/disks" 2>/dev/null | grep -v '^plan\.img$'
+	find "$1" -name '*.img' ! -name plan.img 2>/dev/null
 }
 
 test_guest_run_disks()
@@ -404,7 +405,7 @@ test_guest_run_disks()
 	wait_file "$out/serial.log.started"
 	kill -TERM -- "-$pid"
 	wait $pid || rc=$?
-	[ $rc = 143 ] && [ -d "$out/disks" ] && [ -z "$(data_disks "$out")" ] &&
+	[ $rc = 143 ] && [ -d "$out/plan" ] && [ -z "$(data_disks "$out")" ] &&
 		t_ok "guest-run: an interrupted boot exits 143 and removes its data disks" ||
 		t_fail "guest-run: an interrupted boot exits 143 and removes its data disks" "exit $rc" \
 			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-int.out")"
@@ -624,40 +625,42 @@ test_dry_run()
 	# and never apt: a dry run that reached the deps would install them
 	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
 
-	# default matrix: 6 reps of ram-bounce+ram@insn and of virtio, usb-pio
-	# in the first 2 (usb-pio:2), then ram-bounce+ram@insn once more under
-	# full24 (pressure_disks), 3 variants: 60 boots of 8 jobs per disk
-	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
-	if [ $rc = 0 ] && grep -q 'no previous run' <<<"$out" &&
-	   grep -q 'guessing 47s per boot' <<<"$out" && grep -q 'total: about 62m40s' <<<"$out" &&
-	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 60 ] &&
-	   grep -Eq '^  1 +pre +ram-bounce\+ram +none +1$' <<<"$out" &&
-	   grep -Eq '^  9 +post +usb-pio +none +1$' <<<"$out" &&
-	   grep -Eq '^  10 +pre +ram-bounce\+ram +full24 +1$' <<<"$out" &&
-	   grep -Eq '^  57 +post +virtio +none +6$' <<<"$out" &&
-	   grep -Eq '^  60 +post +ram-bounce\+ram +full24 +6$' <<<"$out"; then
-		t_ok "compare --dry-run, no earlier run: 60 boots in order, the stated default guess"
+	# default matrix: ram-bounce+ram@insn in 2 reps (exact_reps), virtio
+	# in 4, usb-pio in the first (usb-pio:1), ram-bounce+ram@insn once
+	# more under full24 (pressure_disks) in 2: 27 boots for 3 variants;
+	# the 12 exact-clock ones 2 side by side
+	out=$("$sb/run.sh" compare --dry-run -j 2 2>&1) || rc=$?
+	if [ $rc = 0 ] && grep -q 'no earlier boot of it: a guess' <<<"$out" &&
+	   grep -q 'total: about 16m27s (2 side by side' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 27 ] &&
+	   grep -Eq '^  1 +pre +ram-bounce\+ram +none +1 +insn$' <<<"$out" &&
+	   grep -Eq '^  9 +post +usb-pio +none +1 +host$' <<<"$out" &&
+	   grep -Eq '^  10 +pre +ram-bounce\+ram +full24 +1 +insn$' <<<"$out" &&
+	   grep -Eq '^  21 +post +ram-bounce\+ram +full24 +2 +insn$' <<<"$out" &&
+	   grep -Eq '^  27 +post +virtio +none +4 +host$' <<<"$out"; then
+		t_ok "compare --dry-run, no earlier run: 27 boots in order, the stated default guess"
 	else
-		t_fail "compare --dry-run, no earlier run: 60 boots in order, the stated default guess" \
+		t_fail "compare --dry-run, no earlier run: 27 boots in order, the stated default guess" \
 			"exit $rc" "$out"
 	fi
 
-	# the newest run with ok boots counts, per disk; failed boots do not
+	# the newest run with the boot's disk and pressure counts, its ok
+	# boots only; a disk no run has gets the newest run's mean
 	old_run "$sb" 20250101-000000 '2025-01-01' '1 pre usb-pio none 1 ok 500 boots/x'
 	old_run "$sb" 20250202-000000 '2025-02-02' '1 pre usb-pio none 1 ok 60 boots/x' \
 		'2 pre virtio none 1 ok 30 boots/x' '3 pre virtio none 1 ok 50 boots/x' \
 		'4 post virtio none 1 failed:_bound 900 boots/x'
 	old_run "$sb" 20250303-000000 '2025-03-03' '1 pre usb-pio none 1 failed:_panic 9 boots/x'
 	rc=0
-	out=$("$sb/run.sh" compare --dry-run 2>&1) || rc=$?
-	if [ $rc = 0 ] && grep -q 'from the newest run, 20250202-000000' <<<"$out" &&
-	   grep -Eq '^  usb-pio +6 boot\(s\) x +80s$' <<<"$out" &&
-	   grep -Eq '^  virtio +18 boot\(s\) x +53s$' <<<"$out" &&
-	   grep -Eq '^  ram-bounce\+ram +36 boot\(s\) x +62s \(not in that run' <<<"$out" &&
-	   grep -q 'total: about 61m20s' <<<"$out"; then
-		t_ok "compare --dry-run: estimate from the newest run's ok boots, per disk (61m20s)"
+	out=$("$sb/run.sh" compare --dry-run -j 2 2>&1) || rc=$?
+	if [ $rc = 0 ] &&
+	   grep -Eq '^  usb-pio +none +3 boot\(s\) x +60s$' <<<"$out" &&
+	   grep -Eq '^  virtio +none +12 boot\(s\) x +40s$' <<<"$out" &&
+	   grep -Eq '^  ram-bounce\+ram +full24 +6 boot\(s\) x +47s, side by side \(no earlier' <<<"$out" &&
+	   grep -q 'total: about 15m40s' <<<"$out"; then
+		t_ok "compare --dry-run: estimate from the newest runs' ok boots, per disk and pressure (15m40s)"
 	else
-		t_fail "compare --dry-run: estimate from the newest run's ok boots, per disk" "exit $rc" "$out"
+		t_fail "compare --dry-run: estimate from the newest runs' ok boots, per disk and pressure" "exit $rc" "$out"
 	fi
 
 	[ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/bench/BOOTED" ] &&

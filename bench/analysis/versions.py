@@ -6,9 +6,9 @@ history.md.
 Every history.csv row knows the kernel its label booted (source_package,
 kernel_source_version: the Debian version, kernel_release) and the label's
 role (baseline, bounce, removed). Here each distinct known source version
-is a place on the x axis, in Debian version order (dpkg --compare-versions
-semantics: 5.10.262-1 < 6.1.192-3 < 6.12.118-1~deb12u1 < 6.12.118-1 <
-7.2.13-1), not in run-date order.
+is a place on the x axis, in Debian version order (python3-debian's
+Version, as dpkg --compare-versions: 5.10.262-1 < 6.1.192-3 <
+6.12.118-1~deb12u1 < 6.12.118-1 < 7.2.13-1), not in run-date order.
 
 Per headline metric (HEADLINES), bounce-candidate disk (bench/lab.conf;
 a within-boot ratio "A/B" counts as its A), job and pressure, one figure:
@@ -26,11 +26,11 @@ Two labels of one role and version (an A/A copy "pre.2", an alias
 "6.12/post" of "post") share a point: the newest run's, the label that is
 not a copy first. The tables list every label.
 """
-import functools
 import re
 
 import numpy as np
 import pandas as pd
+from debian.debian_support import Version
 
 from . import metrics as M
 from . import plots as P
@@ -75,81 +75,33 @@ NOT_MEASURED = "not measured"
 
 # --- Debian version order ------------------------------------------------------
 
-def _order(c):
-    if c.isdigit():
-        return 0
-    if c.isalpha():
-        return ord(c)
-    if c == "~":
-        return -1
-    return ord(c) + 256
-
-
-def _verrevcmp(a, b):
-    """dpkg's verrevcmp: non-digit runs compared by _order (~ sorts
-    before everything, even the end), digit runs numerically."""
-    i = j = 0
-    while i < len(a) or j < len(b):
-        first_diff = 0
-        while (i < len(a) and not a[i].isdigit()) or (j < len(b) and not b[j].isdigit()):
-            ac = _order(a[i]) if i < len(a) else 0
-            bc = _order(b[j]) if j < len(b) else 0
-            if ac != bc:
-                return ac - bc
-            i += 1
-            j += 1
-        while i < len(a) and a[i] == "0":
-            i += 1
-        while j < len(b) and b[j] == "0":
-            j += 1
-        while i < len(a) and a[i].isdigit() and j < len(b) and b[j].isdigit():
-            if not first_diff:
-                first_diff = ord(a[i]) - ord(b[j])
-            i += 1
-            j += 1
-        if i < len(a) and a[i].isdigit():
-            return 1
-        if j < len(b) and b[j].isdigit():
-            return -1
-        if first_diff:
-            return first_diff
-    return 0
-
-
-def split_version(version):
-    """(epoch, upstream, revision) of a Debian version."""
-    v = str(version).strip()
-    epoch, _, rest = v.rpartition(":") if ":" in v else ("0", "", v)
-    upstream, dash, revision = rest.rpartition("-")
-    if not dash:
-        upstream, revision = rest, ""
+def parse(version):
+    """version as a python3-debian Version (dpkg --compare-versions order).
+    A string dpkg would reject (a local kernel release "6.12.1_x") keeps
+    the characters dpkg accepts and sorts before every valid version."""
+    text = str(version).strip()
     try:
-        epoch = int(epoch or 0)
+        return Version(text)
     except ValueError:
-        epoch = 0
-    return epoch, upstream, revision
+        return Version("0~" + re.sub(r"[^A-Za-z0-9.+~]", ".", text))
 
 
 def upstream(version):
-    """"6.12.118" of "6.12.118-1~deb12u1"."""
-    return split_version(version)[1]
+    """"6.12.118" of "1:6.12.118-1~deb12u1"."""
+    try:
+        return Version(str(version).strip()).upstream_version
+    except ValueError:
+        return str(version).strip()
 
 
 def compare(a, b):
-    """<0, 0, >0 as Debian version a sorts before, with, after b
-    (dpkg --compare-versions)."""
-    ea, ua, ra = split_version(a)
-    eb, ub, rb = split_version(b)
-    if ea != eb:
-        return ea - eb
-    return _verrevcmp(ua, ub) or _verrevcmp(ra, rb)
-
-
-version_key = functools.cmp_to_key(compare)
+    """<0, 0, >0 as Debian version a sorts before, with, after b."""
+    va, vb = parse(a), parse(b)
+    return (va > vb) - (va < vb)
 
 
 def sort_versions(versions):
-    return sorted(set(versions), key=version_key)
+    return sorted(set(versions), key=parse)
 
 
 def known(version):

@@ -92,7 +92,8 @@ class Order(unittest.TestCase):
              ("6.1.192-3", "6.12.118-1~deb12u1"), ("6.12.118-1~deb12u1", "6.12.118-1"),
              ("6.12.118-1", "6.12.120-1~deb12u1"), ("6.12.120-1~deb12u1", "7.2.13-1"),
              ("7.2.13-1", "1:4.19.0-1"), ("6.16~rc1-1", "6.16-1"), ("6.16", "6.16.1"),
-             ("5.10.262-1", "5.10.262-1+b1")]
+             ("5.10.262-1", "5.10.262-1+b1"), ("6.12.118-1~bpo12+1", "6.12.118-1"),
+             ("6.12.118-1", "6.12.118-1+deb12u1"), ("6.12.118-1+deb12u1", "6.12.118-2")]
 
     def test_pairs(self):
         for a, b in self.PAIRS:
@@ -111,6 +112,20 @@ class Order(unittest.TestCase):
         want = ["5.10.262-1", "6.1.192-3", "6.9.12-1", "6.12.118-1~deb12u1", "7.2.13-1"]
         self.assertEqual(V.sort_versions(shuffled), want)
         self.assertNotEqual(sorted(shuffled), want)
+
+    def test_kernel_series(self):
+        # 5.10 < 6.1 < 6.12 < 7.2 by number, not by text; within one
+        # upstream, ~ sorts before the bare revision and + after it
+        want = ["5.10.262-1", "6.1.192-3", "6.12.118-1~deb12u1", "6.12.118-1",
+                "6.12.118-1+deb12u1", "7.2.13-1"]
+        self.assertEqual(V.sort_versions(reversed(want)), want)
+        self.assertEqual(V.sort_versions(sorted(want)), want)
+
+    def test_not_a_debian_version(self):
+        # dpkg rejects "_": such a string sorts first instead of failing
+        self.assertEqual(V.sort_versions(["6.1.192-3", "6.12.1_lab"]),
+                         ["6.12.1_lab", "6.1.192-3"])
+        self.assertEqual(V.upstream("6.12.1_lab"), "6.12.1_lab")
 
     def test_upstream_and_package(self):
         self.assertEqual(V.upstream("1:6.12.118-1~deb12u1"), "6.12.118")

@@ -46,7 +46,7 @@ def versions_table(df):
     keys = df[["source_package", "kernel_source_version"]].drop_duplicates()
     keyed = sorted(keys.itertuples(index=False),
                    key=lambda k: (not versions.known(k.kernel_source_version),
-                                  versions.version_key(
+                                  versions.parse(
                                       k.kernel_source_version
                                       if versions.known(k.kernel_source_version) else "0"),
                                   k.source_package))

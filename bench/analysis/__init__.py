@@ -4,7 +4,8 @@ report out.
 
   rawfiles  parse the files the guest and the runner write
   tidy      a run -> tidy DataFrame, job table, exclusions, summary.csv
-  stats     bootstrap ratio CIs and verdicts for every pair of variants
+  stats     permutation tests, their ratio CIs and verdicts for every pair
+            of variants
   plots     data files for plots/*.gp and the gnuplot calls
   report    report.md and the short console summary
   history   regression tracking across runs (bench/history), a package:

@@ -4,12 +4,12 @@
 Significance of a change between two runs: for each variant label, disk,
 job, pressure and metric, each run is compared with the previous run (by
 date) that has the same cell, with stats.compare on the two runs'
-per-repetition values: the ratio of medians (later/earlier) and its 95 %
-percentile bootstrap CI, both sides resampled independently; the change
-is significant when its Benjamini-Hochberg adjusted p is <= 0.05 (the same
-test as a run's own verdicts, see stats.py: exact permutation test on log
-values; BH across every consecutive pair of the whole history, primary
-metrics one family, the others a second, exploratory one). This is more
+per-repetition values: the ratio of geometric means (later/earlier) and
+its 95 % CI inverted from an exact permutation test on log values; the
+change is significant when its Benjamini-Hochberg adjusted p is <= 0.05
+(the same test as a run's own verdicts, see stats.py; BH across every
+consecutive pair of the whole history, primary metrics one family, the
+others a second, exploratory one). This is more
 sensitive than asking whether the two runs' median CIs overlap (two 95 %
 intervals may overlap while the difference is significant). With fewer
 than 2 repetitions on a side nothing is tested ("too few repetitions").

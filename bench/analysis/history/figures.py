@@ -114,7 +114,7 @@ def data(cell, ch, colors):
     title = (f"{metrics.label(metric)}: median per run with 95% bootstrap CI\n"
              f"job {job}, disk {disk}, pressure {pressure}; variants {', '.join(variants)}")
     foot = ("circled, with its change: significant against the previous run of the same "
-            "variant (95% bootstrap CI of the ratio of medians excludes 1)\n"
+            "variant (permutation test, Benjamini-Hochberg adjusted p <= 0.05)\n"
             "error bar: 95% bootstrap CI of the run's median (none: fewer than 2 "
             "repetitions); dashed line: new kernel source version")
     params = dict(nblocks=len(blocks), title=title,

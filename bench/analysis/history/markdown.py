@@ -112,9 +112,10 @@ def _changes_lines(ch):
     the others and of the pairs too small to test."""
     out = ["## Significant changes", "",
            "Each run against the previous run (by date) of the same variant, disk, "
-           "job, pressure and metric: ratio of medians (later/earlier) with a 95 % "
-           "CI from an exact permutation test on the two runs' per-repetition log "
-           "values; significant when the Benjamini-Hochberg adjusted p (across the "
+           "job, pressure and metric: ratio of geometric means (later/earlier; of "
+           "medians where a value is 0) with its 95 % CI inverted from an exact "
+           "permutation test on the two runs' per-repetition log values; "
+           "significant when the Benjamini-Hochberg adjusted p (across the "
            "whole history; primary metrics one family, others another) is <= 0.05. "
            "Where the test cannot reach 0.05 nothing is tested. A change every variant "
            f"shows alike points at the host or setup. All pairs: `{table.CHANGES_FILE}`.",

@@ -16,7 +16,7 @@ BL_DEPS_BOOT="qemu-system-x86 cpio gzip parallel rsync openssh-client"
 BL_DEPS_GUEST="gcc-multilib dpkg-dev file qemu-user"
 # Debian's /usr/bin/python3 with pandas (not a python3 that PATH may put
 # first), and gnuplot for the plots.
-BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy gnuplot-nox"
+BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy python3-debian gnuplot-nox"
 
 # apt-get update, waiting (10 minutes at most) while another apt holds the
 # lists lock: DPkg::Lock::Timeout covers the dpkg lock, not that one.

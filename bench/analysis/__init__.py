@@ -4,11 +4,12 @@ report out.
 
   rawfiles  parse the files the guest and the runner write
   tidy      a run -> tidy DataFrame, job table, exclusions, summary.csv
-  stats     bootstrap ratio CIs and verdicts for every pair of variants
+  stats     permutation tests, their ratio CIs and verdicts for every pair
+            of variants
   plots     data files for plots/*.gp and the gnuplot calls
   report    report.md and the short console summary
-  history   regression tracking across runs: history.csv, changes between
-            consecutive runs, their plots and history.md (bench/history)
+  history   regression tracking across runs (bench/history), a package:
+            table, runs, changes, figures, markdown, commands
   versions  the history across kernel versions: Debian version order,
             the versions-* figures and their section of history.md
 """

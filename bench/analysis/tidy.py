@@ -86,7 +86,7 @@ def _job_disk(device, boot_disk, cmdline, lab=None):
     return plain[0] if plain else device
 
 
-def _job_name(jobdir_name, what):
+def _job_name(jobdir_name, what, lab):
     """(device, job) from the "what" file ("usb smoke-randread.fio"), else
     from the folder name NN-DEVICE-JOB."""
     parts = (what or "").split()
@@ -97,6 +97,12 @@ def _job_name(jobdir_name, what):
         if len(parts) >= 3 and parts[2] == "probe":
             job += "+probe"
         return parts[0], job
+    _, _, rest = jobdir_name.partition("-")
+    # disk names hold dashes (ram-bounce, and ram): the longest one wins
+    known = sorted(list(lab["disk"]) + list(lab["channel"]), key=len, reverse=True)
+    device = next((n for n in known if rest.startswith(n + "-")), None)
+    if device:
+        return device, rest[len(device) + 1:]
     bits = jobdir_name.split("-", 2)
     if len(bits) == 3:
         return bits[1], bits[2]
@@ -414,7 +420,7 @@ def load_run(path):
             jdir = os.path.join(gdir, "jobs", name)
             if not os.path.isdir(jdir):
                 continue
-            device, job = _job_name(name, R.read_text(os.path.join(jdir, "what")))
+            device, job = _job_name(name, R.read_text(os.path.join(jdir, "what")), lab)
             disk = _job_disk(device, b.disk, cmdline, lab)
             state, reason = _job_state(jdir)
             rel = os.path.relpath(jdir, path)

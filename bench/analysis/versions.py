@@ -6,9 +6,9 @@ history.md.
 Every history.csv row knows the kernel its label booted (source_package,
 kernel_source_version: the Debian version, kernel_release) and the label's
 role (baseline, bounce, removed). Here each distinct known source version
-is a place on the x axis, in Debian version order (dpkg --compare-versions
-semantics: 5.10.262-1 < 6.1.192-3 < 6.12.118-1~deb12u1 < 6.12.118-1 <
-7.2.13-1), not in run-date order.
+is a place on the x axis, in Debian version order (python3-debian's
+Version, as dpkg --compare-versions: 5.10.262-1 < 6.1.192-3 <
+6.12.118-1~deb12u1 < 6.12.118-1 < 7.2.13-1), not in run-date order.
 
 Per headline metric (HEADLINES), bounce-candidate disk (bench/lab.conf;
 a within-boot ratio "A/B" counts as its A), job and pressure, one figure:
@@ -26,16 +26,13 @@ Two labels of one role and version (an A/A copy "pre.2", an alias
 "6.12/post" of "post") share a point: the newest run's, the label that is
 not a copy first. The tables list every label.
 """
-import functools
 import re
 
 import numpy as np
 import pandas as pd
+from debian.debian_support import Version
 
-from . import metrics as M
-from . import plots as P
-from . import report as REP
-from . import roles as ROLES
+from analysis import metrics, plots, report, roles
 
 PREFIX = "versions"
 SCRIPT = "versions"
@@ -65,7 +62,7 @@ SHORT = {"bounce_submit_us_p50": "submit p50", "bounce_endio_us_p50": "completio
 DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"),
                  "B/GiB": (1.0 / (1 << 20), "MiB/GiB")}
 OTHER = "other"
-ROLE_ORDER = list(ROLES.PAIR_ORDER) + [OTHER]
+ROLE_ORDER = list(roles.PAIR_ORDER) + [OTHER]
 SIZE = (1000, 560)
 PX_PER_VERSION = 160
 ROLE_OFFSET = 0.15
@@ -75,81 +72,33 @@ NOT_MEASURED = "not measured"
 
 # --- Debian version order ------------------------------------------------------
 
-def _order(c):
-    if c.isdigit():
-        return 0
-    if c.isalpha():
-        return ord(c)
-    if c == "~":
-        return -1
-    return ord(c) + 256
-
-
-def _verrevcmp(a, b):
-    """dpkg's verrevcmp: non-digit runs compared by _order (~ sorts
-    before everything, even the end), digit runs numerically."""
-    i = j = 0
-    while i < len(a) or j < len(b):
-        first_diff = 0
-        while (i < len(a) and not a[i].isdigit()) or (j < len(b) and not b[j].isdigit()):
-            ac = _order(a[i]) if i < len(a) else 0
-            bc = _order(b[j]) if j < len(b) else 0
-            if ac != bc:
-                return ac - bc
-            i += 1
-            j += 1
-        while i < len(a) and a[i] == "0":
-            i += 1
-        while j < len(b) and b[j] == "0":
-            j += 1
-        while i < len(a) and a[i].isdigit() and j < len(b) and b[j].isdigit():
-            if not first_diff:
-                first_diff = ord(a[i]) - ord(b[j])
-            i += 1
-            j += 1
-        if i < len(a) and a[i].isdigit():
-            return 1
-        if j < len(b) and b[j].isdigit():
-            return -1
-        if first_diff:
-            return first_diff
-    return 0
-
-
-def split_version(version):
-    """(epoch, upstream, revision) of a Debian version."""
-    v = str(version).strip()
-    epoch, _, rest = v.rpartition(":") if ":" in v else ("0", "", v)
-    upstream, dash, revision = rest.rpartition("-")
-    if not dash:
-        upstream, revision = rest, ""
+def parse(version):
+    """version as a python3-debian Version (dpkg --compare-versions order).
+    A string dpkg would reject (a local kernel release "6.12.1_x") keeps
+    the characters dpkg accepts and sorts before every valid version."""
+    text = str(version).strip()
     try:
-        epoch = int(epoch or 0)
+        return Version(text)
     except ValueError:
-        epoch = 0
-    return epoch, upstream, revision
+        return Version("0~" + re.sub(r"[^A-Za-z0-9.+~]", ".", text))
 
 
 def upstream(version):
-    """"6.12.118" of "6.12.118-1~deb12u1"."""
-    return split_version(version)[1]
+    """"6.12.118" of "1:6.12.118-1~deb12u1"."""
+    try:
+        return Version(str(version).strip()).upstream_version
+    except ValueError:
+        return str(version).strip()
 
 
 def compare(a, b):
-    """<0, 0, >0 as Debian version a sorts before, with, after b
-    (dpkg --compare-versions)."""
-    ea, ua, ra = split_version(a)
-    eb, ub, rb = split_version(b)
-    if ea != eb:
-        return ea - eb
-    return _verrevcmp(ua, ub) or _verrevcmp(ra, rb)
-
-
-version_key = functools.cmp_to_key(compare)
+    """<0, 0, >0 as Debian version a sorts before, with, after b."""
+    va, vb = parse(a), parse(b)
+    return (va > vb) - (va < vb)
 
 
 def sort_versions(versions):
-    return sorted(set(versions), key=version_key)
+    return sorted(set(versions), key=parse)
 
 
 def known(version):
@@ -174,18 +123,18 @@ def markers(versions):
     out = []
     for at, what, why in MARKERS:
         before = sum(compare(upstream(v), at) < 0 for v in versions)
-        out.append((before - 0.5, at, P._lines(what, why)))
+        out.append((before - 0.5, at, plots._lines(what, why)))
     return out
 
 
 # --- the rows the version axis reads ---------------------------------------------
 
 def role_of(role):
-    return role if role in ROLES.VARIANT_ROLES else OTHER
+    return role if role in roles.VARIANT_ROLES else OTHER
 
 
 def is_candidate(disk):
-    return ROLES.disk_role(None, disk) == ROLES.CANDIDATE
+    return roles.disk_role(None, disk) == roles.CANDIDATE
 
 
 def headline_metric(metric, job):
@@ -245,13 +194,13 @@ def roles_present(sel):
 
 
 def scale_of(metric):
-    return DISPLAY_UNITS.get(M.unit(metric), (1.0, M.unit(metric)))
+    return DISPLAY_UNITS.get(metrics.unit(metric), (1.0, metrics.unit(metric)))
 
 
 # --- figures ------------------------------------------------------------------------
 
 def figure_name(metric, job, disk, pressure):
-    return P._slug(PREFIX, metric, job, disk, pressure)
+    return plots._slug(PREFIX, metric, job, disk, pressure)
 
 
 def figure_width(nversions):
@@ -271,16 +220,16 @@ def figure_cells(sel):
     return out
 
 
-def figure_data(sel, versions, roles, metric, disk, job, pressure):
+def figure_data(sel, versions, shown_roles, metric, disk, job, pressure):
     """The data file and gnuplot parameters of one version figure: one
     block per role with one row per version ("?" where not measured),
     then the version ticks and the markers."""
     scale, unit = scale_of(metric)
     cell = sel[(sel["metric"] == metric) & (sel["disk"] == disk) &
                (sel["job"] == job) & (sel["pressure"] == pressure)]
-    nr = len(roles)
+    nr = len(shown_roles)
     blocks, colors, tops, titles = [], [], [], []
-    for ri, role in enumerate(roles):
+    for ri, role in enumerate(shown_roles):
         off = (ri - (nr - 1) / 2) * ROLE_OFFSET
         lines, shown = [], []
         for x, v in enumerate(versions):
@@ -294,28 +243,29 @@ def figure_data(sel, versions, roles, metric, disk, job, pressure):
             top = hi if np.isfinite(hi) else med
             tops.append(top)
             shown.append(r["variant"])
-            lines.append(f"{x + off:.4g} {P._num(med)} {P._num(lo)} {P._num(hi)} "
-                         f"{P._num(top)} {P._q(r['variant'])}")
+            lines.append(f"{x + off:.4g} {plots._num(med)} {plots._num(lo)} {plots._num(hi)} "
+                         f"{plots._num(top)} {plots._q(r['variant'])}")
         head = (f"{role}: {', '.join(dict.fromkeys(shown))}" if shown
                 else f"{role}: {NOT_MEASURED}")
-        blocks.append(P._q(head) + "\n" + "\n".join(lines))
-        titles.append(P._q(head))
+        blocks.append(plots._q(head) + "\n" + "\n".join(lines))
+        titles.append(plots._q(head))
         colors.append(str(ROLE_ORDER.index(role) + 1))
-    ticks = [f"{x} " + P._q(P._lines(v["release"], v["version"]))
+    ticks = [f"{x} " + plots._q(plots._lines(v["release"], v["version"]))
              for x, v in enumerate(versions)]
-    marks = [f"{x:g} " + P._q(label) for x, _, label in markers([v["version"] for v in versions])]
-    data = "\n\n\n".join(blocks + [P._q("ticks") + "\n" + "\n".join(ticks),
-                                   P._q("markers") + "\n" + "\n".join(marks)]) + "\n"
+    marks = [f"{x:g} " + plots._q(label)
+             for x, _, label in markers([v["version"] for v in versions])]
+    data = "\n\n\n".join(blocks + [plots._q("ticks") + "\n" + "\n".join(ticks),
+                                   plots._q("markers") + "\n" + "\n".join(marks)]) + "\n"
     finite = [t for t in tops if np.isfinite(t)]
     ymax = max(finite) * 1.35 if finite and max(finite) > 0 else 1.0
-    title = (f"{M.label(metric)} across kernel versions\n"
+    title = (f"{metrics.label(metric)} across kernel versions\n"
              f"median of the newest run of each version, 95% bootstrap CI; "
              f"job {job}, disk {disk}, pressure {pressure}")
     foot = ("x: kernel source versions in Debian version order; one series per variant "
             "role, each point labelled with its variant\n"
             "no point: not measured (never 0); no whisker: fewer than 2 repetitions; "
             "dashed: 5.13 (bouncing dead on HIGHMEM), 6.16 (bounce code removed)")
-    params = dict(nblocks=len(blocks), title=title, ylabel=f"{M.label(metric)} ({unit})",
+    params = dict(nblocks=len(blocks), title=title, ylabel=f"{metrics.label(metric)} ({unit})",
                   footnote=foot, colors=" ".join(colors), titles=" ".join(titles),
                   xmax=len(versions) - 1,
                   ymax=float(f"{ymax:.6g}"))
@@ -330,11 +280,11 @@ def make_plots(df, order, p):
     if len(versions) < 2:
         return len(versions)
     sel = newest_cells(df, order)
-    roles = roles_present(sel)
+    shown_roles = roles_present(sel)
     for metric, disk, job, pressure in figure_cells(sel):
-        data, params = figure_data(sel, versions, roles, metric, disk, job, pressure)
+        data, params = figure_data(sel, versions, shown_roles, metric, disk, job, pressure)
         p.render(SCRIPT, figure_name(metric, job, disk, pressure), data, params,
-                 f"{M.label(metric)} across kernel versions: {job}, {disk}, "
+                 f"{metrics.label(metric)} across kernel versions: {job}, {disk}, "
                  f"pressure {pressure}", group_of(metric),
                  width=figure_width(len(versions)))
     return len(versions)
@@ -365,9 +315,9 @@ def _sum_values(text):
 def _cell_text(row, scale):
     if row is None or not np.isfinite(row["median"]):
         return NOT_MEASURED
-    text = REP.fmt(row["median"] * scale)
+    text = report.fmt(row["median"] * scale)
     if np.isfinite(row["ci_low"]) and np.isfinite(row["ci_high"]):
-        text += f" [{REP.fmt(row['ci_low'] * scale)}, {REP.fmt(row['ci_high'] * scale)}]"
+        text += f" [{report.fmt(row['ci_low'] * scale)}, {report.fmt(row['ci_high'] * scale)}]"
     return text
 
 
@@ -399,7 +349,7 @@ def reading(sel, labels):
         if not len(bb) and bios is None:
             absent.append(_vname(v, label))
         elif (bb.max() > 0) if len(bb) else (bios > 0):
-            what = [f"{REP.fmt(bb.max() / (1 << 20))} MiB/GiB"] if len(bb) else []
+            what = [f"{report.fmt(bb.max() / (1 << 20))} MiB/GiB"] if len(bb) else []
             what += [f"{bios:.0f} bios in all"] if bios is not None else []
             bounced.append(f"{_vname(v, label)} ({', '.join(what)})")
         else:
@@ -512,7 +462,7 @@ def report_lines(df, order, figures, link):
         if header is None:
             out += [f"{NOT_MEASURED.capitalize()} on any version.", ""]
             continue
-        out += [REP._table(header, rows), ""]
+        out += [report._table(header, rows), ""]
         for f in (f for f in figures if f["group"] == title):
             out += [link(f), ""]
     return out

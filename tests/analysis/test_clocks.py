@@ -10,7 +10,8 @@ import unittest
 import pandas as pd
 
 import helpers as H
-from analysis import headline, history, labconf, report, tidy
+from analysis import headline, labconf, report, tidy
+from analysis.history import runs
 
 LAB = labconf.load()
 
@@ -62,7 +63,7 @@ class RunClocks(unittest.TestCase):
     def test_history_icount_per_disk(self):
         run = clock_run(os.path.join(self.tmp.name, "r"),
                         {"clock": "host", "disk_clocks": {"virtio": "insn", "usb-pio": "host"}})
-        rows = history.run_rows(run, n_boot=50)
+        rows = runs.rows(run, n_boot=50)
         icount = set(zip(rows["disk"], rows["icount"]))
         self.assertEqual(icount, {("virtio", "3"), ("usb-pio", "")})
 

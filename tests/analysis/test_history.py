@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""bench/history and analysis/history.py on three synthetic runs of
+"""bench/history and analysis/history/ on three synthetic runs of
 different kernel source versions: run B makes the post kernel 50 % faster
 than run A; run C repeats run B exactly (no change). The runs are added out
 of date order."""
@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import history, tidy
+from analysis import tidy
+from analysis.history import figures, runs, table
 from test_plots import png_size
 
 HISTORY = os.path.join(H.ROOT, "bench", "history")
@@ -98,12 +99,12 @@ class History(unittest.TestCase):
                                         scale, failed_boot=(rid == "run-c"))
         cls.add1 = cli("--history-dir", cls.hdir, "add",
                        *[cls.runs[r] for r in ADD_ORDER])
-        cls.after_two = history.load(cls.hdir)
+        cls.after_two = table.load(cls.hdir)
         cls.add2 = cli("--history-dir", cls.hdir, "add", cls.runs["run-b"])
-        cls.csv = read_bytes(history.history_path(cls.hdir))
-        cls.df = history.load(cls.hdir)
+        cls.csv = read_bytes(table.history_path(cls.hdir))
+        cls.df = table.load(cls.hdir)
         cls.plot = cli("--history-dir", cls.hdir, "plot")
-        cls.changes = pd.read_csv(os.path.join(cls.hdir, history.CHANGES_FILE))
+        cls.changes = pd.read_csv(os.path.join(cls.hdir, table.CHANGES_FILE))
 
     @classmethod
     def tearDownClass(cls):
@@ -139,7 +140,7 @@ class History(unittest.TestCase):
             self.assertAlmostEqual(r["median"], float(np.median(vals)), places=6)
             self.assertLessEqual(r["ci_low"], r["median"])
             self.assertGreaterEqual(r["ci_high"], r["median"])
-            self.assertEqual(len(history.values(r["values"])), REPS)
+            self.assertEqual(len(table.values(r["values"])), REPS)
             self.assertEqual((r["disk"], r["job"], r["pressure"]), (DISK, JOB, "none"))
         # every cell and metric of the run, and nothing the kernel lacks
         self.assertEqual(len(self.df[self.df["run_id"] == "run-a"]),
@@ -167,8 +168,8 @@ class History(unittest.TestCase):
         res = cli("--history-dir", self.hdir, "add", self.runs["run-b"], self.runs["run-a"])
         self.assertEqual(res.returncode, 0, res.stderr)
         self.assertIn("replaced", res.stdout)
-        self.assertEqual(read_bytes(history.history_path(self.hdir)), self.csv)
-        self.assertFalse(self.df.duplicated(history.KEY).any())
+        self.assertEqual(read_bytes(table.history_path(self.hdir)), self.csv)
+        self.assertFalse(self.df.duplicated(table.KEY).any())
 
     def test_change_flagged(self):
         r = self.change("post", "read_iops", "run-a", "run-b")
@@ -191,16 +192,16 @@ class History(unittest.TestCase):
                                           (self.changes["run_b"] == "run-c")]))
 
     def test_png(self):
-        name = history.figure_name("read_iops", JOB, DISK, "none")
+        name = figures.name("read_iops", JOB, DISK, "none")
         png = os.path.join(self.hdir, "plots", name + ".png")
         self.assertGreater(os.path.getsize(png), 1000)
-        self.assertEqual(png_size(png), (history.figure_width(len(RUNS)),
-                                         history.HISTORY_SIZE[1]))
+        self.assertEqual(png_size(png), (figures.width(len(RUNS)),
+                                         figures.SIZE[1]))
         with open(os.path.join(self.hdir, "plots", name + ".svg"), encoding="utf-8") as f:
             self.assertIn("<svg", f.read(2000))
 
     def test_plot_data_in_date_order(self):
-        name = history.figure_name("read_iops", JOB, DISK, "none")
+        name = figures.name("read_iops", JOB, DISK, "none")
         data = blocks(os.path.join(self.hdir, "plots", "data", name + ".dat"))
         self.assertEqual([h for h, _ in data], ["pre-fixed", "post", "ticks"])
         ticks = data[-1][1]
@@ -215,7 +216,7 @@ class History(unittest.TestCase):
         self.assertTrue(all(row.split()[-1] == '""' for row in data[0][1]))
 
     def test_history_md(self):
-        with open(os.path.join(self.hdir, history.REPORT_FILE), encoding="utf-8") as f:
+        with open(os.path.join(self.hdir, table.REPORT_FILE), encoding="utf-8") as f:
             text = f.read()
         for rid, (version, _, _) in RUNS.items():
             self.assertIn(rid, text)
@@ -226,7 +227,7 @@ class History(unittest.TestCase):
         self.assertIn("faster", sig[0])
         self.assertFalse([line for line in text.splitlines()
                           if line.startswith("| read_iops |") and "run-c" in line])
-        png = f"plots/{history.figure_name('read_iops', JOB, DISK, 'none')}.png"
+        png = f"plots/{figures.name('read_iops', JOB, DISK, 'none')}.png"
         self.assertIn(f"]({png})", text)
 
 
@@ -241,13 +242,13 @@ class Refused(unittest.TestCase):
             self.assertEqual(res.returncode, 1)
             self.assertIn("no boot of this run succeeded", res.stderr)
             self.assertIn("failed: kernel panic", res.stderr)
-            self.assertFalse(os.path.exists(history.history_path(hdir)))
+            self.assertFalse(os.path.exists(table.history_path(hdir)))
             # next to a good run: the good one is added, the exit still says no
             good = history_run(os.path.join(tmp, "good"), "6.12.118-1~deb12u1",
                                "2026-12-01T06:00:00Z", 1.0)
             res = cli("--history-dir", hdir, "add", run, good)
             self.assertEqual(res.returncode, 1)
-            self.assertEqual(set(history.load(hdir)["run_id"]), {"good"})
+            self.assertEqual(set(table.load(hdir)["run_id"]), {"good"})
 
     def test_not_a_run(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -273,7 +274,7 @@ class SourceVersion(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             run = history_run(os.path.join(tmp, "20261203-062732"), None, None, 1.0,
                               meta=False)
-            rows = history.read_run(run, n_boot=100)
+            rows = runs.read(run, n_boot=100)
             build = H.read_json(H.BUILD_INFO["post"])
             self.assertEqual(set(rows["kernel_source_version"]), {build["source_version"]})
             # no meta.json: the run id says when
@@ -297,10 +298,10 @@ class Rebuild(unittest.TestCase):
             H.write_text(os.path.join(results, "README.md"), "runs\n")
             hdir = os.path.join(results, "history")
             # a stale table: rebuild starts afresh
-            H.write_text(history.history_path(hdir), ",".join(history.HISTORY_COLUMNS) + "\n")
+            H.write_text(table.history_path(hdir), ",".join(table.HISTORY_COLUMNS) + "\n")
             res = cli("--history-dir", hdir, "rebuild", "--results-dir", results)
             self.assertEqual(res.returncode, 0, res.stderr)
-            self.assertEqual(set(history.load(hdir)["run_id"]), {"run-a", "run-b"})
+            self.assertEqual(set(table.load(hdir)["run_id"]), {"run-a", "run-b"})
             out = res.stdout
             self.assertIn("run-int: incomplete run", out)
             self.assertIn("run-dead: no boot of this run succeeded", out)
@@ -308,7 +309,7 @@ class Rebuild(unittest.TestCase):
             self.assertIn("history: the history folder itself", out)
             res = cli("--history-dir", hdir, "rebuild", "--results-dir", results,
                       "--exclude", "run-b")
-            self.assertEqual(set(history.load(hdir)["run_id"]), {"run-a"})
+            self.assertEqual(set(table.load(hdir)["run_id"]), {"run-a"})
 
 
 class StandaloneScript(unittest.TestCase):

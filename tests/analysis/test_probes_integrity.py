@@ -125,7 +125,7 @@ class IntegrityReport(unittest.TestCase):
 class HistoryIntegrity(unittest.TestCase):
     def test_table_and_sentence(self):
         import pandas as pd
-        from analysis import history as Hs
+        from analysis.history import markdown
         rows = []
         for v, bad in (("pre", "0;0"), ("pre-fixed", "1792;1790")):
             for metric, vals in (("integrity_bad_blocks", bad),
@@ -134,8 +134,8 @@ class HistoryIntegrity(unittest.TestCase):
                                  kernel_source_version="6.12.118", variant=v,
                                  disk="ram-bounce", job="integrity-direct-512-qd8",
                                  metric=metric, values=vals))
-        text = "\n".join(Hs.integrity_lines(pd.DataFrame(rows)))
+        text = "\n".join(markdown.integrity_lines(pd.DataFrame(rows)))
         self.assertIn("**3582** / 4096", text)
         self.assertIn("| 0 / 4096 |", text)
         self.assertIn("Corrupted data: pre-fixed in r1.", text)
-        self.assertEqual(Hs.integrity_lines(pd.DataFrame(rows[:0], columns=list(rows[0]))), [])
+        self.assertEqual(markdown.integrity_lines(pd.DataFrame(rows[:0], columns=list(rows[0]))), [])

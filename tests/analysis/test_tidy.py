@@ -4,6 +4,7 @@ fixture files themselves say (read here with json/csv, not the parsers)."""
 import csv
 import os
 import re
+import shutil
 import tempfile
 import unittest
 
@@ -266,6 +267,30 @@ class InterruptedRun(unittest.TestCase):
             self.assertTrue(any(reason in w for w in r.warnings))
             # the label's kernel comes from matrix.tsv when no boot ran it
             self.assertEqual(tidy.base_variant(r, planned[1][1]), planned[1][2])
+
+
+class JobFolderName(unittest.TestCase):
+    """A job folder without its "what" file: disk and job from the folder
+    name NN-DISK-JOB, where the disk name itself may hold a dash."""
+
+    def test_longest_disk_name(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = os.path.join(tmp, "run")
+            shutil.copytree(H.FIXTURE_RUN, run)
+            jobs = os.path.join(run, "boots", "002-pre-fixed-usb-pio-none-r1", "guest",
+                                "jobs")
+            for old, new in (("02-usb-smoke-randread", "02-ram-bounce-smoke-randread"),
+                             ("03-virtio-smoke-randwrite-verify",
+                              "03-ram-smoke-randwrite-verify")):
+                os.rename(os.path.join(jobs, old), os.path.join(jobs, new))
+                os.remove(os.path.join(jobs, new, "what"))
+            j = tidy.load_run(run).jobs.set_index("dir")
+            got = {os.path.basename(d): (r["disk"], r["job"]) for d, r in j.iterrows()
+                   if "/002-" in d}
+            self.assertEqual(got["02-ram-bounce-smoke-randread"],
+                             ("ram-bounce", "smoke-randread"))
+            self.assertEqual(got["03-ram-smoke-randwrite-verify"],
+                             ("ram", "smoke-randwrite-verify"))
 
 
 class NotARun(unittest.TestCase):

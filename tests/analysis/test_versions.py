@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import history, versions as V
+from analysis import versions as V
+from analysis.history import commands, runs, table
 from test_history import blocks
 from test_plots import png_size
 
@@ -78,7 +79,7 @@ def four_versions():
 
 def write_history(hdir, rows):
     os.makedirs(hdir, exist_ok=True)
-    rows.to_csv(history.history_path(hdir), index=False)
+    rows.to_csv(table.history_path(hdir), index=False)
 
 
 def read(path):
@@ -91,7 +92,8 @@ class Order(unittest.TestCase):
              ("6.1.192-3", "6.12.118-1~deb12u1"), ("6.12.118-1~deb12u1", "6.12.118-1"),
              ("6.12.118-1", "6.12.120-1~deb12u1"), ("6.12.120-1~deb12u1", "7.2.13-1"),
              ("7.2.13-1", "1:4.19.0-1"), ("6.16~rc1-1", "6.16-1"), ("6.16", "6.16.1"),
-             ("5.10.262-1", "5.10.262-1+b1")]
+             ("5.10.262-1", "5.10.262-1+b1"), ("6.12.118-1~bpo12+1", "6.12.118-1"),
+             ("6.12.118-1", "6.12.118-1+deb12u1"), ("6.12.118-1+deb12u1", "6.12.118-2")]
 
     def test_pairs(self):
         for a, b in self.PAIRS:
@@ -110,6 +112,20 @@ class Order(unittest.TestCase):
         want = ["5.10.262-1", "6.1.192-3", "6.9.12-1", "6.12.118-1~deb12u1", "7.2.13-1"]
         self.assertEqual(V.sort_versions(shuffled), want)
         self.assertNotEqual(sorted(shuffled), want)
+
+    def test_kernel_series(self):
+        # 5.10 < 6.1 < 6.12 < 7.2 by number, not by text; within one
+        # upstream, ~ sorts before the bare revision and + after it
+        want = ["5.10.262-1", "6.1.192-3", "6.12.118-1~deb12u1", "6.12.118-1",
+                "6.12.118-1+deb12u1", "7.2.13-1"]
+        self.assertEqual(V.sort_versions(reversed(want)), want)
+        self.assertEqual(V.sort_versions(sorted(want)), want)
+
+    def test_not_a_debian_version(self):
+        # dpkg rejects "_": such a string sorts first instead of failing
+        self.assertEqual(V.sort_versions(["6.1.192-3", "6.12.1_lab"]),
+                         ["6.12.1_lab", "6.1.192-3"])
+        self.assertEqual(V.upstream("6.12.1_lab"), "6.12.1_lab")
 
     def test_upstream_and_package(self):
         self.assertEqual(V.upstream("1:6.12.118-1~deb12u1"), "6.12.118")
@@ -139,7 +155,7 @@ class OldHistory(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.hdir = os.path.join(self.tmp.name, "history")
         os.makedirs(self.hdir)
-        shutil.copy(OLD_CSV, history.history_path(self.hdir))
+        shutil.copy(OLD_CSV, table.history_path(self.hdir))
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -148,8 +164,8 @@ class OldHistory(unittest.TestCase):
         self.assertEqual(list(old_rows().columns), OLD_COLUMNS)
 
     def test_loads_filled(self):
-        df = history.load(self.hdir)
-        self.assertEqual(list(df.columns), history.HISTORY_COLUMNS)
+        df = table.load(self.hdir)
+        self.assertEqual(list(df.columns), table.HISTORY_COLUMNS)
         self.assertEqual(len(df), len(old_rows()))
         self.assertEqual(set(df["source_package"]), {"linux-source-6.12"})
         self.assertEqual(set(df["source_suite"]), {""})
@@ -164,7 +180,7 @@ class OldHistory(unittest.TestCase):
         # a table without kernel_release or kernel_variant either
         rows = old_rows().drop(columns=["kernel_release", "kernel_variant", "git_revision"])
         write_history(self.hdir, rows)
-        df = history.load(self.hdir)
+        df = table.load(self.hdir)
         self.assertEqual(set(df["kernel_release"]), {""})
         self.assertEqual(list(df["kernel_variant"]), list(df["variant"]))
         self.assertEqual(set(df["git_revision"]), {"unknown"})
@@ -172,21 +188,21 @@ class OldHistory(unittest.TestCase):
 
     def test_required_columns(self):
         write_history(self.hdir, old_rows().drop(columns=["median"]))
-        with self.assertRaisesRegex(history.HistoryError, "missing columns median"):
-            history.load(self.hdir)
+        with self.assertRaisesRegex(table.HistoryError, "missing columns median"):
+            table.load(self.hdir)
 
     def test_plot_and_save(self):
-        df, _, p = history.plot(self.hdir, n_boot=200)
+        df, _, p = commands.plot(self.hdir, n_boot=200)
         self.assertEqual(p.errors, [])
-        text = read(os.path.join(self.hdir, history.REPORT_FILE))
+        text = read(os.path.join(self.hdir, table.REPORT_FILE))
         self.assertIn("## Across kernel versions", text)
         self.assertIn("one kernel source version (6.12.118-1~deb12u1)", text)
         self.assertFalse([f for f in p.figures if f["kind"] == V.SCRIPT])
         self.assertTrue([f for f in p.figures if f["kind"] == "history"])
         # saved again (a run added), the table has every column
-        history.save(df, self.hdir)
-        with open(history.history_path(self.hdir), encoding="utf-8") as f:
-            self.assertEqual(f.readline().strip().split(","), history.HISTORY_COLUMNS)
+        table.save(df, self.hdir)
+        with open(table.history_path(self.hdir), encoding="utf-8") as f:
+            self.assertEqual(f.readline().strip().split(","), table.HISTORY_COLUMNS)
 
 
 class FourVersions(unittest.TestCase):
@@ -197,8 +213,8 @@ class FourVersions(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.hdir = os.path.join(cls.tmp.name, "history")
         write_history(cls.hdir, four_versions())
-        cls.df, cls.ch, cls.p = history.plot(cls.hdir, n_boot=200)
-        cls.text = read(os.path.join(cls.hdir, history.REPORT_FILE))
+        cls.df, cls.ch, cls.p = commands.plot(cls.hdir, n_boot=200)
+        cls.text = read(os.path.join(cls.hdir, table.REPORT_FILE))
 
     @classmethod
     def tearDownClass(cls):
@@ -255,7 +271,7 @@ class FourVersions(unittest.TestCase):
         # post and 7.2/upstream have no bounce tracepoint: never a 0
         self.assertEqual([m for _, m, _ in removed], ["?"] * 4)
         self.assertIn("removed: not measured", data)
-        t = V.newest_cells(self.df, history._run_order(self.df))
+        t = V.newest_cells(self.df, table.run_order(self.df))
         self.assertFalse(len(t[(t["variant"] == "7.2/upstream") &
                                (t["metric"] == "bounced_bytes_per_gib")]))
         row = [line for line in self.text.splitlines() if line.startswith("| 7.2.13 |")]
@@ -327,17 +343,17 @@ class FourVersions(unittest.TestCase):
             hdir = os.path.join(tmp, "h")
             rows = four_versions()
             write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
-            _, _, p = history.plot(hdir, n_boot=200)
+            _, _, p = commands.plot(hdir, n_boot=200)
             self.assertFalse([f for f in p.figures if f["kind"] == V.SCRIPT])
             self.assertIn("one kernel source version (7.2.13-1)",
-                          read(os.path.join(hdir, history.REPORT_FILE)))
+                          read(os.path.join(hdir, table.REPORT_FILE)))
             # figures of an earlier plot are removed
             write_history(hdir, rows)
-            history.plot(hdir, n_boot=200)
+            commands.plot(hdir, n_boot=200)
             self.assertTrue([n for n in os.listdir(os.path.join(hdir, "plots"))
                              if n.startswith("versions-")])
             write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
-            history.plot(hdir, n_boot=200)
+            commands.plot(hdir, n_boot=200)
             self.assertFalse([n for n in os.listdir(os.path.join(hdir, "plots"))
                               if n.startswith("versions-") and n.endswith(".png")])
 
@@ -396,8 +412,8 @@ class VersionsRun(unittest.TestCase):
         cls.plot = subprocess.run([os.path.join(H.ROOT, "bench", "history"), "--resamples",
                                    "200", "--history-dir", cls.hdir, "plot"],
                                   capture_output=True, text=True, timeout=600)
-        cls.df = history.load(cls.hdir)
-        cls.text = read(os.path.join(cls.hdir, history.REPORT_FILE))
+        cls.df = table.load(cls.hdir)
+        cls.text = read(os.path.join(cls.hdir, table.REPORT_FILE))
 
     @classmethod
     def tearDownClass(cls):
@@ -437,7 +453,7 @@ class VersionsRun(unittest.TestCase):
         meta = H.read_json(os.path.join(run, "meta.json"))
         meta["kernels"] = {"5.10/stock": H.read_json(H.BUILD_INFO["5.10/stock"])}
         H.write_text(os.path.join(run, "meta.json"), json.dumps(meta) + "\n")
-        rows = history.read_run(run, n_boot=100)
+        rows = runs.read(run, n_boot=100)
         got = rows.drop_duplicates("variant").set_index("variant")["kernel_source_version"]
         self.assertEqual(got["5.10/stock"], "5.10.262-1")
         self.assertEqual(got["pre"], "6.12.118-1~deb12u1")

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Every run against the previous run of the same cell (changes.csv).
+
+Significance of a change between two runs: for each variant label, disk,
+job, pressure and metric, each run is compared with the previous run (by
+date) that has the same cell, with stats.compare on the two runs'
+per-repetition values: the ratio of geometric means (later/earlier) and
+its 95 % CI inverted from an exact permutation test on log values; the
+change is significant when its Benjamini-Hochberg adjusted p is <= 0.05
+(the same test as a run's own verdicts, see stats.py; BH across every
+consecutive pair of the whole history, primary metrics one family, the
+others a second, exploratory one). This is more
+sensitive than asking whether the two runs' median CIs overlap (two 95 %
+intervals may overlap while the difference is significant). With fewer
+than 2 repetitions on a side nothing is tested ("too few repetitions").
+Each consecutive pair is a separate test at the 5 % level: over many
+metrics and cells some flags are false alarms, and a change that every
+variant of a cell shows alike points at the host or the setup rather than
+a kernel (changes.csv says so in its note).
+"""
+import numpy as np
+import pandas as pd
+
+from analysis import metrics, stats
+from analysis.history import table
+
+COLUMNS = ["metric", "unit", "disk", "job", "pressure", "variant",
+           "run_a", "run_b", "started_a", "started_b", "version_a",
+           "version_b", "n_a", "n_b", "median_a", "median_b", "ratio",
+           "ci_low", "ci_high", "verdict", "significant", "note",
+           "p_value", "p_adjusted", "primary"]
+# Setup fields that must match for two runs to be compared like for like.
+SETUP = ["accel", "icount", "memhog_mb"]
+
+
+def _setup_note(a, b):
+    diffs = [f"{k} {a[k] or '-'} -> {b[k] or '-'}" for k in SETUP if a[k] != b[k]]
+    return f"setup differs ({', '.join(diffs)})" if diffs else ""
+
+
+def compute(df, n_boot=stats.N_BOOT):
+    """Every run against the previous run (by date) of the same variant
+    label, disk, job, pressure and metric: one row per pair (COLUMNS)."""
+    if df.empty:
+        return pd.DataFrame(columns=COLUMNS)
+    order = table.run_order(df)
+    rows = []
+    d = df.assign(_r=df["run_id"].map(order))
+    present = {k: set(g["metric"]) for k, g in d.groupby("job", sort=False)}
+    for (v, disk, job, pressure, metric), g in d.groupby(
+            ["variant", "disk", "job", "pressure", "metric"], sort=True):
+        if metric in metrics.TOTALS:
+            continue
+        primary = metric in metrics.primary_metrics(job, present[job]).values()
+        g = g.sort_values("_r")
+        recs = g.to_dict("records")
+        for a, b in zip(recs, recs[1:]):
+            res = stats.compare(metric, table.values(a["values"]), table.values(b["values"]),
+                                n_boot, stats.cell_seed("history", metric, disk, job,
+                                                        pressure, v, a["run_id"], b["run_id"]))
+            notes = [res["note"]] if res["note"] else []
+            if a["kernel_source_version"] != b["kernel_source_version"]:
+                notes.append(f"kernel source {a['kernel_source_version']} -> "
+                             f"{b['kernel_source_version']}")
+            if a["git_revision"] != b["git_revision"]:
+                notes.append(f"git {a['git_revision']} -> {b['git_revision']}")
+            setup = _setup_note(a, b)
+            if setup:
+                notes.append(setup)
+            rows.append(dict(metric=metric, unit=metrics.unit(metric), disk=disk, job=job,
+                             pressure=pressure, variant=v, run_a=a["run_id"],
+                             run_b=b["run_id"], started_a=a["started"],
+                             started_b=b["started"],
+                             version_a=a["kernel_source_version"],
+                             version_b=b["kernel_source_version"],
+                             n_a=res["n_a"], n_b=res["n_b"], median_a=res["median_a"],
+                             median_b=res["median_b"], ratio=res["ratio"],
+                             ci_low=res["ci_low"], ci_high=res["ci_high"],
+                             verdict=res["verdict"],
+                             significant=res["verdict"] in stats.SIGNIFICANT,
+                             note="; ".join(notes), p_value=res["p_value"],
+                             p_adjusted=np.nan, primary=primary))
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    # Benjamini-Hochberg across the whole history: primary metrics one
+    # family, the others (exploratory) another, as in a run's verdicts
+    if not out.empty:
+        out = _adjust(out)
+    # A change every variant of the cell shows alike, in the same run:
+    # more likely the host or the setup than a kernel.
+    sig = out[out["significant"].astype(bool)]
+    for (run_b, metric, disk, job, pressure), g in sig.groupby(
+            ["run_b", "metric", "disk", "job", "pressure"]):
+        present = out[(out["run_b"] == run_b) & (out["metric"] == metric) &
+                      (out["disk"] == disk) & (out["job"] == job) &
+                      (out["pressure"] == pressure)]
+        ups = set(g["ratio"] > 1)
+        if len(present) >= 2 and len(g) == len(present) and len(ups) == 1:
+            note = "every variant moved alike: host or setup drift rather than a kernel?"
+            out.loc[g.index, "note"] = [f"{n}; {note}" if n else note for n in g["note"]]
+    return out
+
+
+def _adjust(out):
+    out = out.copy()
+    out["p_adjusted"] = np.nan
+    for fam in (True, False):
+        sel = ((out["primary"] == fam) & out["p_value"].notna() &
+               ~out["verdict"].map(stats.is_too_few))
+        out.loc[sel, "p_adjusted"] = stats.bh_adjust(out.loc[sel, "p_value"].to_numpy(float))
+    lost = out["verdict"].isin(stats.SIGNIFICANT) & ~(out["p_adjusted"] <= stats.ALPHA)
+    out.loc[lost, "verdict"] = stats.NO_DIFF
+    out["significant"] = out["verdict"].isin(stats.SIGNIFICANT)
+    return out
+
+
+def significant(ch):
+    return ch[ch["significant"].astype(bool)] if not ch.empty else ch

@@ -1,0 +1,149 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The headline metrics over time: one figure per headline metric, job,
+disk and pressure (history-*.png/.svg from plots/history.gp), runs in date
+order on x, variants overlaid, significant changes circled; then the
+figures across kernel versions (analysis.versions).
+"""
+import os
+import re
+
+import numpy as np
+import pandas as pd
+
+from analysis import metrics, plots, versions
+from analysis.history import changes, table
+
+# The headline figures: (metric, job-name pattern). One figure per
+# headline metric, matching job, disk and pressure (pattern None: every
+# job that has the metric).
+HEADLINES = [
+    ("read_iops", r"randread-4k-qd1(?!\d)"),
+    ("read_clat_p99_us", r"randread-4k-qd1(?!\d)"),
+    ("write_iops", r"randwrite-4k-qd1(?!\d)"),
+    ("write_clat_p99_us", r"randwrite-4k-qd1(?!\d)"),
+    ("read_bw", r"seqread"),
+    ("write_bw", r"seqwrite"),
+    ("bounced_bytes_per_gib", None),
+    ("cpu_s_per_gib", r"4k-qd1$"),
+    ("bounce_submit_us_p50", None),
+    ("bounce_endio_us_p50", None),
+    ("integrity_bad_blocks", None),
+]
+SIZE = (1000, 560)
+PX_PER_RUN = 120
+# Overlaid variants are drawn this far apart on the x axis (run slots are 1).
+VARIANT_OFFSET = 0.08
+
+
+def is_headline(metric, job):
+    for m, pat in HEADLINES:
+        if m == metric and (pat is None or re.search(pat, job)):
+            return True
+    return False
+
+
+def _colors(df):
+    """variant -> line type, fixed for every figure of the history."""
+    out = {}
+    extra = len(table.ROLE_ORDER)
+    for v in table.variant_order(df):
+        k = df[df["variant"] == v]["kernel_variant"].iloc[0]
+        r = table.variant_rank(v, k)
+        if r < len(table.ROLE_ORDER) and v in table.ROLE_ORDER:
+            out[v] = r + 1
+        else:
+            extra += 1
+            out[v] = extra
+    return out
+
+
+def tic_label(started, version):
+    ts = table.parse_dates(pd.Series([started]))[0]
+    when = ts.strftime("%Y-%m-%d %H:%M") if not pd.isna(ts) else str(started)
+    return plots._lines(when, version)
+
+
+def width(nruns):
+    return max(SIZE[0], nruns * PX_PER_RUN + 250)
+
+
+def name(metric, job, disk, pressure):
+    return plots._slug("history", metric, job, disk, pressure)
+
+
+def data(cell, ch, colors):
+    """The data file and the gnuplot parameters of one figure: cell is the
+    history rows of one metric/job/disk/pressure, ch the changes."""
+    metric = cell["metric"].iloc[0]
+    scale, unit = versions.DISPLAY_UNITS.get(metrics.unit(metric),
+                                             (1.0, metrics.unit(metric)))
+    order = table.run_order(cell)
+    runs = sorted(order, key=order.get)
+    x_of = {r: i for i, r in enumerate(runs)}
+    variants = [v for v in table.variant_order(cell)]
+    nv = len(variants)
+    sig = changes.significant(ch)
+    blocks, cols = [], []
+    for vi, v in enumerate(variants):
+        g = cell[cell["variant"] == v]
+        off = (vi - (nv - 1) / 2) * VARIANT_OFFSET
+        lines = []
+        for r in sorted(g["run_id"], key=order.get):
+            row = g[g["run_id"] == r].iloc[0]
+            med, lo, hi = (row["median"] * scale, row["ci_low"] * scale,
+                           row["ci_high"] * scale)
+            mark = ""
+            hit = sig[(sig["variant"] == v) & (sig["run_b"] == r)]
+            if len(hit):
+                mark = f"{(hit['ratio'].iloc[0] - 1) * 100:+.0f}%"
+            top = hi if np.isfinite(hi) else med
+            lines.append(f"{x_of[r] + off:.4g} {plots._num(med)} {plots._num(lo)} "
+                         f"{plots._num(hi)} {plots._num(top)} {plots._q(mark)}")
+        blocks.append(plots._q(v) + "\n" + "\n".join(lines))
+        cols.append(str(colors.get(v, vi + 1)))
+    info = cell.drop_duplicates("run_id").set_index("run_id")
+    ticks, vlines, prev = [], [], None
+    for r in runs:
+        version = table.joined_versions(cell[cell["run_id"] == r]["kernel_source_version"])
+        ticks.append(f"{x_of[r]} " + plots._q(tic_label(info.loc[r, "started"], version)))
+        if prev is not None and version != prev:
+            vlines.append(f"{x_of[r] - 0.5:g}")
+        prev = version
+    text = "\n\n\n".join(blocks + [plots._q("ticks") + "\n" + "\n".join(ticks)]) + "\n"
+    disk, job, pressure = (cell[c].iloc[0] for c in ("disk", "job", "pressure"))
+    title = (f"{metrics.label(metric)}: median per run with 95% bootstrap CI\n"
+             f"job {job}, disk {disk}, pressure {pressure}; variants {', '.join(variants)}")
+    foot = ("circled, with its change: significant against the previous run of the same "
+            "variant (permutation test, Benjamini-Hochberg adjusted p <= 0.05)\n"
+            "error bar: 95% bootstrap CI of the run's median (none: fewer than 2 "
+            "repetitions); dashed line: new kernel source version")
+    params = dict(nblocks=len(blocks), title=title,
+                  ylabel=f"{metrics.label(metric)} ({unit})",
+                  footnote=foot, colors=" ".join(cols), xmax=len(runs) - 1,
+                  vlines=" ".join(vlines))
+    return text, params, len(runs)
+
+
+def make(df, ch, outdir, gp_dir=plots.GP_DIR):
+    """One figure per headline metric, job, disk and pressure, then the
+    figures across kernel versions (analysis.versions; only with two or
+    more source versions); returns the Plotter (figures, errors)."""
+    os.makedirs(outdir, exist_ok=True)
+    p = plots.Plotter(outdir, gp_dir,
+                      sizes={"history": SIZE, versions.SCRIPT: versions.SIZE})
+    if df.empty:
+        return p
+    colors = _colors(df)
+    for metric, _ in HEADLINES:
+        rows = df[(df["metric"] == metric) & df["median"].notna()]
+        for (job, disk, pressure), cell in rows.groupby(["job", "disk", "pressure"], sort=True):
+            if not is_headline(metric, job):
+                continue
+            cch = ch[(ch["metric"] == metric) & (ch["job"] == job) &
+                     (ch["disk"] == disk) & (ch["pressure"] == pressure)] if not ch.empty else ch
+            text, params, nruns = data(cell, cch, colors)
+            p.render("history", name(metric, job, disk, pressure), text, params,
+                     f"{metrics.label(metric)}: {job}, {disk}, pressure {pressure}",
+                     metrics.label(metric), width=width(nruns))
+    versions.make_plots(df, table.run_order(df), p)
+    return p

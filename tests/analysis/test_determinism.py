@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Exact-clock cells (determinism.py): 2 reps that repeat within the bound
+decide a cell, its verdict comes from the bound, not a test; a cell that
+spreads is named for more reps (bench/analyze --determinism-check) and
+keeps the permutation test."""
+import json
+import os
+import tempfile
+import unittest
+
+import helpers as H
+from analysis import determinism as D
+from analysis import stats as S
+from analysis import tidy
+
+JOB = "lat-randread-4k-qd1"
+
+
+def run_with(root, scales, clock="insn"):
+    """Boots of one virtio job, interleaved by rep; scales: {variant:
+    [scale per rep]}; virtio booted under clock."""
+    reps = len(next(iter(scales.values())))
+    boots = [dict(variant=v, kernel=v.split(".")[0], disk="virtio", pressure="none",
+                  rep=r + 1, jobs=[dict(device="virtio", job=JOB, scale=s[r],
+                                        bounces="absent" if v == "post" else 0)])
+             for r in range(reps) for v, s in scales.items()]
+    H.make_run(root, boots)
+    meta = {"run_id": os.path.basename(root), "status": "complete", "clock": "host",
+            "disk_clocks": {"virtio": clock}, "accel": "tcg"}
+    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    return tidy.load_run(root)
+
+
+def row(v, metric, a, b):
+    r = v[(v["metric"] == metric) & (v["a"] == a) & (v["b"] == b) & (v["disk"] == "virtio")]
+    assert len(r) == 1, r
+    return r.iloc[0]
+
+
+class Spread(unittest.TestCase):
+    def test_spread(self):
+        self.assertAlmostEqual(D.spread_pct([100.0, 100.1]), 0.09995, places=4)
+        self.assertTrue(D.spread_pct([5.0]) != D.spread_pct([5.0]))    # NaN
+        self.assertEqual(D.spread_pct([0.0, 0.0]), 0.0)
+        self.assertTrue(D.is_deterministic([100.0, 100.15], 0.2))
+        self.assertFalse(D.is_deterministic([100.0, 100.3], 0.2))
+        self.assertFalse(D.is_deterministic([100.0], 0.2))
+
+
+class ExactCells(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_two_exact_reps_decide(self):
+        run = run_with(os.path.join(self.tmp.name, "r"),
+                       {"pre": [1.0, 1.0005], "pre.2": [1.0003, 1.0],
+                        "post": [1.2, 1.2004]})
+        self.assertEqual(D.bound_pct(run), 0.2)     # lab.conf's
+        self.assertTrue(D.undecided(run).empty)
+        v = S.verdicts(run, n_boot=200)
+        r = row(v, "read_iops", "pre", "post")
+        self.assertTrue(r["analysis"].startswith(D.EXACT))
+        self.assertEqual(r["verdict"], "faster")
+        self.assertAlmostEqual(r["ratio"], 1.2, places=3)
+        self.assertAlmostEqual(r["ci_high"] / r["ci_low"], 1.002 ** 2, places=6)
+        # 2 against 2 could never reach a test's verdict: the bound decides
+        self.assertTrue(r["p_value"] != r["p_value"])
+        # the A/A pair: no difference within the bound, and a tested control
+        aa = row(v, "read_iops", "pre", "pre.2")
+        self.assertEqual(aa["verdict"], S.NO_DIFF)
+        self.assertTrue(aa["analysis"].startswith(D.EXACT))
+        self.assertGreaterEqual(len(S.control_rows(v)), 1)
+        self.assertEqual(S.controls(v)[0], 0)
+
+    def test_spread_cell_needs_more_reps(self):
+        run = run_with(os.path.join(self.tmp.name, "r"),
+                       {"pre": [1.0, 1.0005], "post": [1.2, 1.26]})
+        bad = D.undecided(run)
+        self.assertIn(("post", "virtio", "none"),
+                      set(zip(bad["variant"], bad["boot_disk"], bad["pressure"])))
+        self.assertNotIn("pre", set(bad["variant"]))
+        # the post cell spreads 5 %: the permutation test, too few at 2 reps
+        r = row(S.verdicts(run, n_boot=200), "read_iops", "pre", "post")
+        self.assertFalse(str(r["analysis"]).startswith(D.EXACT))
+        self.assertTrue(S.is_too_few(r["verdict"]))
+
+    def test_host_time_is_never_exact(self):
+        run = run_with(os.path.join(self.tmp.name, "r"),
+                       {"pre": [1.0, 1.0], "post": [1.2, 1.2]}, clock="host")
+        self.assertEqual(D.exact_disks(run), set())
+        self.assertTrue(D.cells(run).empty)
+        v = S.verdicts(run, n_boot=200)
+        self.assertFalse(S.is_exact(v).any())
+
+
+if __name__ == "__main__":
+    unittest.main()

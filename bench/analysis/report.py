@@ -16,12 +16,6 @@ from . import roles as ROLES
 from . import stats as S
 from . import tidy as T
 
-# Metrics of the verdict table in report.md (verdict.csv has them all).
-REPORT_METRICS = ["read_iops", "write_iops", "read_clat_p50_us",
-                  "read_clat_p99_us", "write_clat_p50_us", "write_clat_p99_us",
-                  "cpu_sys_pct", "bounces", "bounced_bytes_per_gib",
-                  "bounce_peak_kb", "lowfree_min_kb", "allocstall",
-                  "psi_some_us"]
 # Pairs for the one-line-per-cell headline, most telling first.
 MAX_HEADLINES = 12
 MAX_FIRST = 20          # significant rows in the first screen's table

@@ -230,13 +230,24 @@ def _unseen_note(run, disk, peak):
             "runs only between I/Os; see a disk on host time for the footprint")
 
 
-def _performance_jobs(run, rows):
-    """The unprobed performance jobs among rows: what the verdict lines
+def performance_jobs(run):
+    """The unprobed performance jobs of the run: what verdicts and figures
     are about (integrity jobs measure data, probed twins the probes)."""
     j = run.jobs
+    if j.empty:
+        return set()
     integrity = set(j.loc[j["job_class"] == "integrity", "job"]) if "job_class" in j else set()
-    return sorted(x for x in set(rows["job"])
-                  if not x.endswith("+probe") and x not in integrity)
+    return {x for x in set(j["job"]) if not x.endswith("+probe") and x not in integrity}
+
+
+def candidate_disks(run):
+    """The bounce-candidate disks that ran (not the within-boot ratios)."""
+    disks = dict.fromkeys(run.jobs["disk"]) if not run.jobs.empty else {}
+    return [d for d in disks if "/" not in str(d) and R.is_candidate(run, d)]
+
+
+def _performance_jobs(run, rows):
+    return sorted(set(rows["job"]) & performance_jobs(run))
 
 
 def _interval(run):

@@ -163,7 +163,9 @@ def controls_line(verdicts, run=None):
     c = S.control_rows(verdicts)
     if c.empty:
         return None, "controls: no A/A control rows with a test in this run"
-    rel = c.get("relevance", c["verdict"].map(lambda v: S.RELEVANT if S.is_significant(v) else ""))
+    if "relevance" not in c:
+        c = S.relevance(c if "metric" in c else c.assign(metric=""))
+    rel = c["relevance"]
     on_exact = c["disk"].isin(_exact_disks(run, set(c["disk"])))
     real = ""
     exact = c[on_exact]

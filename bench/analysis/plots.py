@@ -388,7 +388,8 @@ def _axes(df):
     low, t = df["low"].dropna(), df["t"].dropna()
     out = dict(tmax=round(float(t.max()), 3) if len(t) else 1)
     if len(low):
-        out.update(lowmin=round(float(low.min()) * 0.98, 3), lowmax=round(float(low.max()) * 1.02, 3))
+        pad = max(float(low.max() - low.min()) * 0.1, 1.0)
+        out.update(lowmin=round(float(low.min()) - pad, 3), lowmax=round(float(low.max()) + pad, 3))
     return out
 
 
@@ -445,7 +446,7 @@ def forest(run, verdicts, p):
         metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))
         title = (f"Primary metric: {slot} ({metrics})\n{T.kernel_title(run)}\n"
                  "red: relevant (significant, at least the smallest effect of interest); "
-                 "grey, at the bottom: controls (A/A)")
+                 "grey: controls")
         p.render("forest", _slug("forest", slot), "\n".join(lines) + "\n",
                  dict(title=title, nrows=len(lines), xmin=round(xmin, 6), xmax=round(xmax, 6)),
                  f"forest plot: {slot}", "forest",

@@ -643,7 +643,9 @@ def _no_difference(row):
         lo, hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
         if np.isfinite(lo) and np.isfinite(hi) and lo > 0:
             x = 100 * max(abs(lo - 1), abs(hi - 1))
-    return f"{NO_DIFFERENCE}, could detect ±{x:.2g}%" if np.isfinite(x) else NO_DIFFERENCE
+    if not np.isfinite(x):
+        return NO_DIFFERENCE
+    return f"{NO_DIFFERENCE}, could detect " + (f"±{x:.2g}%" if x >= 0.01 else "±<0.01%")
 
 
 def effect_pct(ratio):

@@ -165,6 +165,8 @@ def _verdict_cell(verdicts, metric, disk, job, a, b):
         mde = r.get("mde_pct", np.nan)
         verdict = ("below the noise" +
                    (f" (could detect ±{_fmt(mde, 2)}%)" if np.isfinite(mde) else ""))
+    elif r.get("relevance") == S.NEGLIGIBLE:
+        verdict = f"negligible ({verdict}, below {_fmt(r['min_effect_pct'], 2)}%)"
     return f"{text} {verdict}"
 
 

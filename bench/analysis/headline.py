@@ -373,6 +373,7 @@ def headline_table(run, verdicts):
     disks = sorted(disks) + sorted(cands)
     jobs = performance_jobs(run)
     heads = set(M.selected("headline"))
+    levels = MEM.levels(run)        # none first, then the mildest pressure
     rows, refused = [], {}
     for disk in disks:
         base_disk = str(disk).split("/")[0]
@@ -380,7 +381,8 @@ def headline_table(run, verdicts):
                      verdicts["primary"].astype(bool) & verdicts["metric"].isin(heads)]
         first = True
         keys = sorted(set(map(tuple, v[["job", "pressure", "metric"]].to_numpy())),
-                      key=lambda k: (k[1] != "none", k[1], k[0], M.order(k[2])))
+                      key=lambda k: (levels.index(k[1]) if k[1] in levels else len(levels),
+                                     k[1], k[0], M.order(k[2])))
         for k in (Key(*k) for k in keys):
             cells = []
             for num, den in pairs:

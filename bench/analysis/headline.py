@@ -227,7 +227,8 @@ def cost_section(run, verdicts):
     cells = [d for d in disks if "/" in str(d)] + candidates
     pairs = [(v, w) for v in bouncers for w in others]
     for disk in cells:
-        for metric in ("read_iops", "write_iops", "cpu_s_per_gib"):
+        # the headline metrics that have a within-boot ratio
+        for metric in [m for m in M.selected("headline") if m in M.selected("ratio")]:
             for job in _performance_jobs(run, _values(run, metric, None, disk)):
                 got = [_verdict_cell(verdicts, metric, disk, job, v, w) for v, w in pairs]
                 if any(got):

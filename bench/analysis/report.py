@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 from . import headline as H
+from . import headline_table as HT
 from . import labconf as L
 from . import memory as MEM
 from . import metrics as M
@@ -325,10 +326,10 @@ def first_screen(run, verdicts, figures, run_dir):
     table (what the removed copies cost, what the series changed), data
     integrity, the controls and the count of relevant verdicts."""
     out = [f"Bounce path: **{bounce_status(run)[1]}**.", ""]
-    table = H.headline_table(run, verdicts)
+    table = HT.headline_table(run, verdicts)
     if table:
         out += table + [""]
-    out += [H.integrity_line(run), ""]
+    out += [HT.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
             " (primary rows of pairs that can only differ by noise).", ""]

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The report's first lines: data integrity and what the bounce costs.
+"""Data integrity and what the bounce costs (below the headline table,
+headline_table.py), and the jobs and disks the first screen is about.
 
 Every figure here is a median over the run's boots of a per-job value in
 summary.csv; nothing is printed for a quantity the run did not measure.
@@ -10,7 +11,9 @@ import numpy as np
 import pandas as pd
 
 from . import labconf as L
+from . import metrics as M
 from . import roles as R
+from . import stats as S
 
 MIB = 1 << 20
 
@@ -111,16 +114,33 @@ def _median(df):
 
 
 def _probe_overhead(run, variant, disk):
-    """Median over boots of IOPS(job+probe) / IOPS(job) on one disk."""
+    """IOPS(job+probe) / IOPS(job) of each boot and job on one disk."""
     t = run.tidy
     t = t[(t["variant"] == variant) & (t["disk"] == disk) &
           t["metric"].isin(["read_iops", "write_iops"])]
     probed = t[t["job"].str.endswith("+probe")].copy()
     if probed.empty:
-        return np.nan
+        return np.array([])
     probed["job"] = probed["job"].str[:-len("+probe")]
     m = probed.merge(t, on=["boot", "job", "metric"], suffixes=("_p", "_u"))
-    return float((m["value_p"] / m["value_u"]).median()) if len(m) else np.nan
+    return (m["value_p"] / m["value_u"]).to_numpy(float) if len(m) else np.array([])
+
+
+def cost_text(ratios):
+    """The share of IOPS lost (1 - median ratio) in %, or "below the noise
+    (±X%)" when the ratios' 95% CI of the median reaches 1 or the median
+    is a gain: a cost is never printed below zero."""
+    if not len(ratios):
+        return None
+    med, lo, hi = S.median_ci(ratios, seed=S.cell_seed("probe-cost", *ratios[:3]))
+    if np.isfinite(lo) and np.isfinite(hi):
+        noise = 100 * max(abs(1 - lo), abs(hi - 1))
+        if lo <= 1 <= hi or med >= 1:
+            return f"below the noise (±{_fmt(noise, 2)}%)"
+        return f"{_fmt(100 * (1 - med), 2)}% (95% CI {_fmt(100 * (1 - hi), 2)}–{_fmt(100 * (1 - lo), 2)}%)"
+    if med >= 1:
+        return "below the noise (one boot)"
+    return f"{_fmt(100 * (1 - med), 2)}% (one boot)"
 
 
 def _verdict_cell(verdicts, metric, disk, job, a, b):
@@ -142,6 +162,8 @@ def _verdict_cell(verdicts, metric, disk, job, a, b):
         mde = r.get("mde_pct", np.nan)
         verdict = ("below the noise" +
                    (f" (could detect ±{_fmt(mde, 2)}%)" if np.isfinite(mde) else ""))
+    elif r.get("relevance") == S.NEGLIGIBLE:
+        verdict = f"negligible ({verdict}, below {_fmt(r['min_effect_pct'], 2)}%)"
     return f"{text} {verdict}"
 
 
@@ -178,8 +200,8 @@ def cost_section(run, verdicts):
                     f"{med('bounce_endio_us_p50')} µs at completion (p99 "
                     f"{med('bounce_endio_us_p99')})**, {_fmt(per_gib / 1e6)} s per GiB; "
                     f"a plain 4 KiB memcpy: {_fmt(memcpy)} µs in the same boots.")
-            over = [(w, _probe_overhead(run, w, disk)) for w in bouncers + others]
-            over = [f"{w} {_fmt(100 * (1 - x), 2)}%" for w, x in over if np.isfinite(x)]
+            over = [(w, cost_text(_probe_overhead(run, w, disk))) for w in bouncers + others]
+            over = [f"{w} {x}" for w, x in over if x]
             if over:
                 out.append(f"  - the probes' own cost (IOPS lost with them on, same "
                            f"boot, median): {', '.join(over)}.")
@@ -195,13 +217,15 @@ def cost_section(run, verdicts):
             mean = _median(_values(run, "bounce_gauge_pages_mean", [v], disk))
             if np.isfinite(peak):
                 out.append(f"  - lowmem held by bounce pages: peak {_fmt(peak)}, mean "
-                           f"{_fmt(mean)} pages (Bounce: every {_interval(run)} ms)"
+                           f"{_fmt(mean)} pages (Bounce: sampled, monitor interval "
+                           f"{_interval(run)})"
                            f"{_unseen_note(run, disk, peak)}.")
     rows = []
     cells = [d for d in disks if "/" in str(d)] + candidates
     pairs = [(v, w) for v in bouncers for w in others]
     for disk in cells:
-        for metric in ("read_iops", "write_iops", "cpu_s_per_gib"):
+        # the headline metrics that have a within-boot ratio
+        for metric in [m for m in M.selected("headline") if m in M.selected("ratio")]:
             for job in _performance_jobs(run, _values(run, metric, None, disk)):
                 got = [_verdict_cell(verdicts, metric, disk, job, v, w) for v, w in pairs]
                 if any(got):
@@ -230,15 +254,28 @@ def _unseen_note(run, disk, peak):
             "runs only between I/Os; see a disk on host time for the footprint")
 
 
-def _performance_jobs(run, rows):
-    """The unprobed performance jobs among rows: what the verdict lines
+def performance_jobs(run):
+    """The unprobed performance jobs of the run: what verdicts and figures
     are about (integrity jobs measure data, probed twins the probes)."""
     j = run.jobs
+    if j.empty:
+        return set()
     integrity = set(j.loc[j["job_class"] == "integrity", "job"]) if "job_class" in j else set()
-    return sorted(x for x in set(rows["job"])
-                  if not x.endswith("+probe") and x not in integrity)
+    return {x for x in set(j["job"]) if not x.endswith("+probe") and x not in integrity}
+
+
+def candidate_disks(run):
+    """The bounce-candidate disks that ran (not the within-boot ratios)."""
+    disks = dict.fromkeys(run.jobs["disk"]) if not run.jobs.empty else {}
+    return [d for d in disks if "/" not in str(d) and R.is_candidate(run, d)]
+
+
+def _performance_jobs(run, rows):
+    return sorted(set(rows["job"]) & performance_jobs(run))
 
 
 def _interval(run):
-    ms = (run.meta or {}).get("mon_interval_ms")
-    return str(ms) if ms else "100 (guest/init default)"
+    """The monitor interval meta.json recorded; never a default."""
+    b = (run.meta or {}).get("guest_bounds")
+    ms = b.get("mon_interval_ms") if isinstance(b, dict) else None
+    return f"{ms} ms" if ms else "not recorded"

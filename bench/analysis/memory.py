@@ -188,7 +188,7 @@ def standing_lines(run):
     return out
 
 
-def _oriented(verdicts, metric, disk, job, pressure, num, den):
+def oriented(verdicts, metric, disk, job, pressure, num, den):
     """The verdict row of num against den (ratio num/den), turned round
     when verdict.csv has it the other way; None when there is none."""
     v = verdicts
@@ -198,7 +198,8 @@ def _oriented(verdicts, metric, disk, job, pressure, num, den):
     if len(row):
         r = row.iloc[0]
         return dict(ratio=r["ratio"], lo=r["ci_low"], hi=r["ci_high"], verdict=r["verdict"],
-                    mde=r.get("mde_pct", np.nan))
+                    mde=r.get("mde_pct", np.nan), relevance=r.get("relevance", ""),
+                    note=r.get("note", ""))
     row = sel[(sel["b"] == den) & (sel["a"] == num)]
     if len(row):
         r = row.iloc[0]
@@ -211,7 +212,8 @@ def _oriented(verdicts, metric, disk, job, pressure, num, den):
             # the word is said of B against A: turned round with the ratio
             verdict = S.word(metric, ratio > 1)
         return dict(ratio=ratio, lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
-                    verdict=verdict, mde=r.get("mde_pct", np.nan))
+                    verdict=verdict, mde=r.get("mde_pct", np.nan),
+                    relevance=r.get("relevance", ""), note=r.get("note", ""))
     return None
 
 
@@ -251,7 +253,7 @@ def pressure_lines(run, verdicts):
             disks = [d for d in dict.fromkeys(t[t["job"] == job]["disk"]) if "/" not in str(d)]
             for metric in PRESSURE_METRICS:
                 for disk in disks:
-                    cells = [_cell(_oriented(verdicts, metric, disk, job, p, bnc[0], o))
+                    cells = [_cell(oriented(verdicts, metric, disk, job, p, bnc[0], o))
                              for o in others]
                     meds = [_median(run, metric, v, disk, p, job) for v in bnc + others]
                     if all(not np.isfinite(m) for m in meds):

@@ -1,70 +1,99 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The metrics the lab reports: unit, and which way is "better".
+"""The metric registry: every metric the lab reports, once, with its unit,
+which way is "better", its flags and its smallest effect of interest.
 
 One table so that tidy.py (which produces them), stats.py (which words the
-verdicts) and report.py (which labels them) never disagree.
+verdicts), report.py and plots.py (which select and label them) never
+disagree: their selections are selected(FLAG), not lists of their own.
 """
 import re
+from typing import NamedTuple
 
 # kind: "throughput" (higher is faster), "latency" (lower is faster),
 # "cost" (lower is cheaper: CPU or time spent per unit of work) or "level"
 # (no better/worse: only higher/lower).
 THROUGHPUT, LATENCY, COST, LEVEL = "throughput", "latency", "cost", "level"
 
+# Flags a metric can carry (the selections below are derived from them):
+#   primary   named by a PRIMARY rule: one BH family, the first screen
+#   ratio     tidy.py writes its within-boot ratio (candidate / control)
+#   plot      bar figures per variant
+#   headline  the report's headline table
+FLAGS = ("primary", "ratio", "plot", "headline")
+# The smallest effect of interest, % of |B/A - 1|, per kind (a metric may
+# set its own): a significant change below it is "negligible".
+MIN_EFFECT_PCT = {THROUGHPUT: 1.0, LATENCY: 1.0, COST: 1.0, LEVEL: 1.0}
+
+
+class Metric(NamedTuple):
+    unit: str
+    kind: str
+    label: str
+    flags: frozenset
+    min_effect_pct: float
+
+
+METRICS = {}
+
+
+def _add(key, unit, kind, label, *flags, min_effect=None):
+    """Register one metric; a key defined twice is an error, never a
+    silent override (the second definition used to win)."""
+    if key in METRICS:
+        raise ValueError(f"metric {key} defined twice")
+    bad = set(flags) - set(FLAGS)
+    if bad:
+        raise ValueError(f"metric {key}: unknown flags {sorted(bad)}")
+    METRICS[key] = Metric(unit, kind, label, frozenset(flags),
+                          MIN_EFFECT_PCT[kind] if min_effect is None else min_effect)
+
+
 _DIRS = ("read", "write")
 _PCTS = (("p50", "50.000000"), ("p99", "99.000000"), ("p99.9", "99.900000"))
 
-METRICS = {}
 for _d in _DIRS:
-    METRICS[f"{_d}_iops"] = ("IO/s", THROUGHPUT, f"{_d} IOPS")
-    METRICS[f"{_d}_bw"] = ("B/s", THROUGHPUT, f"{_d} bandwidth")
-    METRICS[f"{_d}_clat_mean_us"] = ("µs", LATENCY, f"{_d} completion latency, mean")
+    _add(f"{_d}_iops", "IO/s", THROUGHPUT, f"{_d} IOPS",
+         "primary", "ratio", "plot", "headline")
+    _add(f"{_d}_bw", "B/s", THROUGHPUT, f"{_d} bandwidth", "primary", "headline")
+    _add(f"{_d}_clat_mean_us", "µs", LATENCY, f"{_d} completion latency, mean")
     for _p, _ in _PCTS:
-        METRICS[f"{_d}_clat_{_p}_us"] = ("µs", LATENCY, f"{_d} completion latency, {_p}")
-METRICS.update({
-    "cpu_usr_pct": ("%", LEVEL, "fio user CPU"),
-    "cpu_sys_pct": ("%", LEVEL, "fio system CPU"),
-    "ctx_switches": ("switches", LEVEL, "fio context switches"),
-    "bounces": ("bios", LEVEL, "bounced bios (block_bio_bounce)"),
-    "bounced_bytes_per_gib": ("B/GiB", LEVEL, "bounced bytes per GiB moved"),
-    "bounce_peak_kb": ("kB", LEVEL, "peak Bounce: (meminfo)"),
-    "lowfree_min_kb": ("kB", LEVEL, "minimum LowFree (meminfo)"),
-    "highfree_min_kb": ("kB", LEVEL, "minimum HighFree (meminfo)"),
-    "bounce_gauge_pages_peak": ("pages", LEVEL, "bounce pages in use, sampled peak (Bounce:)"),
-    "bounce_gauge_pages_mean": ("pages", LEVEL, "bounce pages in use, sampled mean (Bounce:)"),
-    "cpu_s_per_gib": ("s/GiB", LEVEL, "guest kernel CPU (sys+irq+softirq) per GiB moved"),
-    "bounce_submit_us_p50": ("µs", LATENCY, "bounce at submit (__blk_queue_bounce), median"),
-    "bounce_submit_us_p99": ("µs", LATENCY, "bounce at submit (__blk_queue_bounce), p99"),
-    "bounce_endio_us_p50": ("µs", LATENCY, "bounce at completion (own time), median"),
-    "bounce_endio_us_p99": ("µs", LATENCY, "bounce at completion (own time), p99"),
-    "bounce_us_per_gib": ("µs/GiB", LEVEL, "time in the bounce functions per GiB moved"),
-    "integrity_written_blocks": ("blocks", LEVEL, "blocks written (integrity job)"),
-    "integrity_checked_blocks": ("blocks", LEVEL, "blocks read back and checked"),
-    "integrity_bad_blocks": ("blocks", LEVEL, "blocks that failed the check"),
-    "allocstall": ("stalls", LEVEL, "allocstall_* over the job"),
-    "pgscan": ("pages", LEVEL, "pgscan_kswapd + pgscan_direct over the job"),
-    "psi_some_us": ("µs", LEVEL, "PSI memory some total over the job"),
-    "psi_full_us": ("µs", LEVEL, "PSI memory full total over the job"),
-    "cpu_s_per_gib": ("s/GiB", COST, "guest CPU (sys+irq+softirq) per GiB moved"),
-    "bounce_submit_us_p50": ("µs", COST, "bounce at submit per bounced bio, p50"),
-    "bounce_submit_us_p99": ("µs", COST, "bounce at submit per bounced bio, p99"),
-    "bounce_endio_us_p50": ("µs", COST, "bounce at completion per bounced bio, p50"),
-    "bounce_endio_us_p99": ("µs", COST, "bounce at completion per bounced bio, p99"),
-    "bounce_us_per_gib": ("µs/GiB", COST, "time in bounce functions per GiB moved"),
-    "bounce_pages_peak": ("pages", LEVEL, "bounce pages in flight, peak (exact)"),
-    "bounce_pages_mean": ("pages", LEVEL, "bounce pages in flight, time-weighted mean (exact)"),
-    "bounce_lowmem_peak_kib": ("KiB", LEVEL, "lowmem held by bounce pages, peak (exact)"),
-    "bounce_pages_taken": ("pages", LEVEL, "bounce pages taken over the job"),
-    "bounce_alloc_us_per_page": ("µs", COST, "time in mempool_alloc per bounce page"),
-    "bounce_alloc_max_us": ("µs", LATENCY, "longest mempool_alloc for a bounce page"),
-    "bounce_reserve_used_pages": ("pages", LEVEL, "bounce pool reserve used, most at once"),
-    "bounce_pool_kib": ("KiB", LEVEL, "bounce pool reserve (standing lowmem)"),
-    "pgsteal": ("pages", LEVEL, "pgsteal_kswapd + pgsteal_direct over the job"),
-    "hog_cpu_s": ("s", LEVEL, "pressure hog CPU during the job (must be ~0)"),
-    "oom_kills": ("kills", LEVEL, "OOM kills during the job"),
-    "integrity_bad_blocks": ("blocks", LEVEL, "blocks that failed the integrity check"),
-    "integrity_checked_blocks": ("blocks", LEVEL, "blocks checked for integrity"),
-})
+        _add(f"{_d}_clat_{_p}_us", "µs", LATENCY, f"{_d} completion latency, {_p}",
+             *(("primary", "ratio") if _p == "p99" else ("ratio",) if _p == "p50" else ()))
+_add("cpu_usr_pct", "%", LEVEL, "fio user CPU")
+_add("cpu_sys_pct", "%", LEVEL, "fio system CPU")
+_add("ctx_switches", "switches", LEVEL, "fio context switches")
+_add("bounces", "bios", LEVEL, "bounced bios (block_bio_bounce)")
+_add("bounced_bytes_per_gib", "B/GiB", LEVEL, "bounced bytes per GiB moved")
+_add("bounce_peak_kb", "kB", LEVEL, "peak Bounce: (meminfo)")
+_add("lowfree_min_kb", "kB", LEVEL, "minimum LowFree (meminfo)", "primary")
+_add("highfree_min_kb", "kB", LEVEL, "minimum HighFree (meminfo)")
+_add("bounce_gauge_pages_peak", "pages", LEVEL, "bounce pages in use, sampled peak (Bounce:)")
+_add("bounce_gauge_pages_mean", "pages", LEVEL, "bounce pages in use, sampled mean (Bounce:)")
+_add("cpu_s_per_gib", "s/GiB", COST, "guest CPU (sys+irq+softirq) per GiB moved",
+     "primary", "ratio", "headline")
+_add("bounce_submit_us_p50", "µs", COST, "bounce at submit per bounced bio, p50")
+_add("bounce_submit_us_p99", "µs", COST, "bounce at submit per bounced bio, p99")
+_add("bounce_endio_us_p50", "µs", COST, "bounce at completion per bounced bio, p50")
+_add("bounce_endio_us_p99", "µs", COST, "bounce at completion per bounced bio, p99")
+_add("bounce_us_per_gib", "µs/GiB", COST, "time in bounce functions per GiB moved")
+_add("integrity_written_blocks", "blocks", LEVEL, "blocks written (integrity job)")
+_add("integrity_checked_blocks", "blocks", LEVEL, "blocks checked for integrity")
+_add("integrity_bad_blocks", "blocks", LEVEL, "blocks that failed the integrity check")
+_add("allocstall", "stalls", LEVEL, "allocstall_* over the job")
+_add("pgscan", "pages", LEVEL, "pgscan_kswapd + pgscan_direct over the job")
+_add("psi_some_us", "µs", LEVEL, "PSI memory some total over the job")
+_add("psi_full_us", "µs", LEVEL, "PSI memory full total over the job")
+_add("bounce_pages_peak", "pages", LEVEL, "bounce pages in flight, peak (exact)")
+_add("bounce_pages_mean", "pages", LEVEL, "bounce pages in flight, time-weighted mean (exact)")
+_add("bounce_lowmem_peak_kib", "KiB", LEVEL, "lowmem held by bounce pages, peak (exact)")
+_add("bounce_pages_taken", "pages", LEVEL, "bounce pages taken over the job")
+_add("bounce_alloc_us_per_page", "µs", COST, "time in mempool_alloc per bounce page")
+_add("bounce_alloc_max_us", "µs", LATENCY, "longest mempool_alloc for a bounce page")
+_add("bounce_reserve_used_pages", "pages", LEVEL, "bounce pool reserve used, most at once")
+_add("bounce_pool_kib", "KiB", LEVEL, "bounce pool reserve (standing lowmem)")
+_add("pgsteal", "pages", LEVEL, "pgsteal_kswapd + pgsteal_direct over the job")
+_add("hog_cpu_s", "s", LEVEL, "pressure hog CPU during the job (must be ~0)")
+_add("oom_kills", "kills", LEVEL, "OOM kills during the job")
 
 # Pressure counters are totals over a job, so a slower job shows "more
 # pressure": tidy.py also writes each as a rate per second of job time
@@ -72,10 +101,11 @@ METRICS.update({
 # rates (the totals stay in summary.csv).
 PRESSURE_TOTALS = ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_us")
 for _m in PRESSURE_TOTALS:
-    _u, _, _l = METRICS[_m]
+    _u, _l = METRICS[_m].unit, METRICS[_m].label
     _l = _l.replace(" over the job", "").replace(" total", "")
-    METRICS[f"{_m}_per_s"] = (f"{_u}/s", LEVEL, f"{_l} per second of job time")
-    METRICS[f"{_m}_per_gib"] = (f"{_u}/GiB", LEVEL, f"{_l} per GiB moved")
+    _add(f"{_m}_per_s", f"{_u}/s", LEVEL, f"{_l} per second of job time",
+         *(("primary",) if _m == "psi_some_us" else ()))
+    _add(f"{_m}_per_gib", f"{_u}/GiB", LEVEL, f"{_l} per GiB moved")
 TOTALS = frozenset(PRESSURE_TOTALS)
 
 # Primary metrics: per job one throughput, one latency tail, the CPU cost
@@ -98,6 +128,21 @@ PRIMARY = [
     ("memory stalls", r"writeback", "psi_some_us_per_s"),
 ]
 PRIMARY_SLOTS = list(dict.fromkeys(slot for slot, _, _ in PRIMARY))
+
+
+def selected(flag):
+    """The metrics that carry flag, in registry order."""
+    return tuple(k for k, m in METRICS.items() if flag in m.flags)
+
+
+def min_effect(metric, overrides=None):
+    """The smallest effect of interest of a metric in % (overrides:
+    {metric or "*": pct}, from bench/analyze --min-effect)."""
+    overrides = overrides or {}
+    for key in (metric, "*"):
+        if key in overrides:
+            return float(overrides[key])
+    return METRICS[metric].min_effect_pct if metric in METRICS else MIN_EFFECT_PCT[LEVEL]
 
 # fio clat percentile keys, as fio 3.33 writes them in its JSON output.
 PERCENTILE_KEYS = dict(_PCTS)
@@ -132,15 +177,15 @@ def primary_metrics(job, present):
 
 
 def unit(metric):
-    return METRICS[metric][0] if metric in METRICS else ""
+    return METRICS[metric].unit if metric in METRICS else ""
 
 
 def kind(metric):
-    return METRICS[metric][1] if metric in METRICS else LEVEL
+    return METRICS[metric].kind if metric in METRICS else LEVEL
 
 
 def label(metric):
-    return METRICS[metric][2] if metric in METRICS else metric
+    return METRICS[metric].label if metric in METRICS else metric
 
 
 def order(metric):

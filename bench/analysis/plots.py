@@ -2,9 +2,12 @@
 """Data files for plots/*.gp and the gnuplot calls that turn them into PNG
 and SVG files.
 
-Every figure is written to OUTDIR/NAME.png and OUTDIR/NAME.svg from
-OUTDIR/data/NAME.dat; make_plots returns only the figures whose files
-exist, so the report never links a plot that failed.
+Every figure is written to OUTDIR/NAME.png (and NAME.svg for the kinds in
+SVG_KINDS, or for all with everything=True) from OUTDIR/data/NAME.dat;
+make_plots returns only the figures whose files exist, so the report never
+links a plot that failed. A default run stays at about 30 plot files: the
+per-job figures (every memory timeline, every latency curve, the bars of
+every disk) are made only when asked for (bench/analyze --all-plots).
 """
 import os
 import re
@@ -14,6 +17,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 
+from . import headline as HL
 from . import memory as MEM
 from . import metrics as M
 from . import rawfiles as R
@@ -27,22 +31,27 @@ SIZES = {
     "latency-percentiles": (900, 560),
     "bars": (1000, 560),
     "memory-timeline": (900, 820),
+    "memory-disk": (1000, 760),
     "bounced-bytes": (900, 560),
     "forest": (900, 300),
     "dose-response": (1000, 760),
     "pressure-timeline": (1000, 820),
 }
 PX_PER_FOREST_ROW = 16
-# The bar figures: (file-name prefix, metric).
-BAR_METRICS = [
-    ("throughput", "read_iops"), ("throughput", "write_iops"),
-    ("latency", "read_clat_p99_us"), ("latency", "write_clat_p99_us"),
-]
+# The bar figures: (file-name prefix, metric), from the registry's "plot"
+# flag; --all-plots adds the latency tails.
+BAR_METRICS = [("throughput", m) for m in M.selected("plot")]
+ALL_BAR_METRICS = BAR_METRICS + [("latency", "read_clat_p99_us"),
+                                 ("latency", "write_clat_p99_us")]
+# Kinds that also get an SVG in a default run: the forest plots, whose
+# row labels one zooms into.
+SVG_KINDS = ("forest",)
 # Room for one x label ("smoke-randwrite-verify" at 8 pt): wide figures
 # grow by this much per group or bar instead of overlapping their labels.
 PX_PER_LABEL = 130
-SIGNIFICANT = S.SIGNIFICANT
 GNUPLOT_TIMEOUT = 120
+# history.py reads the significant verdict words from here
+SIGNIFICANT = S.SIGNIFICANT
 
 
 def _slug(*parts):
@@ -69,8 +78,10 @@ def _gp_str(text):
 
 
 class Plotter:
-    def __init__(self, outdir, gp_dir=GP_DIR, gnuplot="gnuplot", sizes=None):
+    def __init__(self, outdir, gp_dir=GP_DIR, gnuplot="gnuplot", sizes=None,
+                 svg_kinds=None):
         self.outdir = outdir
+        self.svg_kinds = svg_kinds      # None: every kind (history, versions)
         self.sizes = sizes or SIZES
         self.datadir = os.path.join(outdir, "data")
         self.gp_dir = os.path.abspath(gp_dir)
@@ -95,7 +106,8 @@ class Plotter:
         width = max(base_w, int(width or 0))
         height = max(base_h, int(height or 0))
         outs = {}
-        for ext in ("png", "svg"):
+        svg = self.svg_kinds is None or script in self.svg_kinds
+        for ext in ("png", "svg") if svg else ("png",):
             out = os.path.join(self.outdir, f"{name}.{ext}")
             args = dict(params, datafile=datafile, outfile=out,
                         width=width, height=height)
@@ -127,11 +139,25 @@ def _variant_index(run):
     return {v: i + 1 for i, v in enumerate(labels)}, labels
 
 
-def latency_curves(run, p):
-    """One figure per disk/job/pressure/direction, variants overlaid."""
+def _tail_direction(run, disk, job):
+    """The direction of a job's primary latency tail ("read"/"write")."""
+    present = set(run.tidy.loc[(run.tidy["disk"] == disk) & (run.tidy["job"] == job), "metric"])
+    m = M.primary_metrics(job, present).get("latency tail", "")
+    return m.split("_")[0] if m else None
+
+
+def latency_curves(run, p, everything=False):
+    """One figure per disk/job/pressure/direction, variants overlaid; by
+    default only the primary jobs of the bounce-candidate disks, in the
+    direction of their latency tail."""
     curves = run.percentiles
     if curves.empty:
         return
+    if not everything:
+        jobs = HL.performance_jobs(run)
+        keep = [d in HL.candidate_disks(run) and j in jobs and dr == _tail_direction(run, d, j)
+                for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
+        curves = curves[keep]
     _, order = _variant_index(run)
     ktitle = T.kernel_title(run)
     for (disk, job, pressure, d), g in curves.groupby(
@@ -154,11 +180,16 @@ def latency_curves(run, p):
                  "latency percentiles")
 
 
-def metric_bars(run, verdicts, p, prefix, metric):
+def metric_bars(run, verdicts, p, prefix, metric, everything=False):
     """One figure per disk (disks differ by orders of magnitude, so they
-    never share an axis)."""
+    never share an axis); by default only the bounce-candidate disks and
+    their within-boot ratios."""
     t = run.tidy[run.tidy["metric"] == metric]
-    for disk in sorted(set(t["disk"])):
+    disks = sorted(set(t["disk"]))
+    if not everything:
+        cand = HL.candidate_disks(run)
+        disks = [d for d in disks if d in cand or str(d).split("/")[0] in cand]
+    for disk in disks:
         _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
 
 
@@ -191,7 +222,7 @@ def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
                 row = verdicts[(verdicts["metric"] == metric) & (verdicts["disk"] == disk) &
                                (verdicts["job"] == job) & (verdicts["pressure"] == pressure) &
                                (verdicts["a"] == base) & (verdicts["b"] == v)]
-                if len(row) and row["verdict"].iloc[0] in SIGNIFICANT:
+                if len(row) and S.is_relevant(row.iloc[0].get("relevance", "")):
                     mark = "*"
             top = hi if np.isfinite(hi) else med
             blocks[v].append(f"{x0 + vi:g} {_num(med)} {_num(lo)} {_num(hi)} "
@@ -205,8 +236,9 @@ def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
     unit = M.unit(metric)
     title = (f"{M.label(metric)} on {disk_name}: median per variant with 95% bootstrap CI, "
              f"dots: each rep\n{T.kernel_title(run)}; variants {', '.join(variants)}")
-    foot = ("* = significant against the first variant of the group (BH-adjusted "
-            "permutation test); no whisker = fewer than 2 runs")
+    foot = ("* = relevant against the first variant of the group (BH-adjusted "
+            "permutation test, at least the smallest effect of interest); "
+            "no whisker = fewer than 2 runs")
     p.render("bars", name, "\n\n\n".join(parts) + "\n",
              dict(nblocks=nblocks, title=title, ylabel=f"{M.label(metric)} ({unit})",
                   footnote=foot, colors=colors,
@@ -266,9 +298,10 @@ def _labmon_data(mon):
     return "\n".join(lines) + "\n", flags, float(t.max())
 
 
-def memory_timelines(run, p):
+def job_timelines(run, p):
     """One timeline per variant/disk/job/pressure: its lowest repetition
-    (the others look alike; the tidy metrics cover all of them)."""
+    (the others look alike; the tidy metrics cover all of them). Only with
+    --all-plots: a default run has disk_timelines instead."""
     ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
     if ok.empty:
         return
@@ -293,44 +326,146 @@ def memory_timelines(run, p):
                  "memory timelines")
 
 
+def disk_timelines(run, p):
+    """One figure per disk: memory over every job of rep 1 without extra
+    pressure, in run order, the variants side by side on shared axes."""
+    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
+    if ok.empty:
+        return
+    _, order = _variant_index(run)
+    for disk in sorted(set(ok["disk"])):
+        d = ok[ok["disk"] == disk]
+        pressure = "none" if (d["pressure"] == "none").any() else sorted(set(d["pressure"]))[0]
+        d = d[d["pressure"] == pressure]
+        blocks, names = [], []
+        for v in [v for v in order if v in set(d["variant"])]:
+            dv = d[d["variant"] == v]
+            rep = dv["rep"].min()
+            boot = dv[dv["rep"] == rep]["boot"].min()
+            data = _concat_jobs(run, dv[(dv["rep"] == rep) & (dv["boot"] == boot)])
+            if data is not None:
+                blocks.append(data)
+                names.append(v)
+        if not blocks:
+            continue
+        allv = pd.concat(blocks)
+        text = "\n\n\n".join(_block_text(b) for b in blocks) + "\n"
+        title = (f"Memory on {disk} over the jobs of rep 1 (pressure {pressure}), in run order; "
+                 f"{T.kernel_title(run)}")
+        p.render("memory-disk", _slug("memory", disk), text,
+                 dict(title=title, nvariants=len(names), variants=" ".join(names),
+                      has_bounce=" ".join(str(int(b["bounce"].notna().any())) for b in blocks),
+                      has_psi=" ".join(str(int(b["some"].notna().any())) for b in blocks),
+                      **_axes(allv)),
+                 f"memory timeline: {disk}, rep 1, {', '.join(names)} side by side",
+                 "memory timelines")
+
+
+def _concat_jobs(run, jobs):
+    """The labmon samples of jobs (one boot) one after the other: time runs
+    on from job to job; NaN rows separate them (a gap in the lines)."""
+    parts, t0 = [], 0.0
+    for j in jobs.sort_values("dir").itertuples():
+        mon = R.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
+        if mon is None or len(mon) < 2 or "t_ms" not in mon:
+            continue
+
+        def col(name, scale=1.0):
+            if name not in mon:
+                return pd.Series([np.nan] * len(mon))
+            return pd.to_numeric(mon[name], errors="coerce").reset_index(drop=True) * scale
+        t = col("t_ms", 1e-3)
+        parts.append(pd.DataFrame({"t": t + t0, "low": col("LowFree", 1 / 1024),
+                                   "bounce": col("Bounce"), "some": col("some_avg10")}))
+        parts.append(pd.DataFrame({"t": [np.nan], "low": [np.nan], "bounce": [np.nan],
+                                   "some": [np.nan]}))
+        t0 += float(t.max()) + 1.0
+    return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def _axes(df):
+    """Shared axes of the side-by-side panels (gnuplot's own without data)."""
+    low, t = df["low"].dropna(), df["t"].dropna()
+    out = dict(tmax=round(float(t.max()), 3) if len(t) else 1)
+    if len(low):
+        pad = max(float(low.max() - low.min()) * 0.1, 1.0)
+        out.update(lowmin=round(float(low.min()) - pad, 3), lowmax=round(float(low.max()) + pad, 3))
+    return out
+
+
+def _block_text(df):
+    rows = []
+    for r in df.itertuples(index=False):
+        rows.append("" if not np.isfinite(r.t) else " ".join(_num(x) for x in r))
+    return "\n".join(rows)
+
+
+def _forest_rows(run, verdicts):
+    """The primary rows of the performance jobs (no integrity job, no
+    probed twin) that have a ratio."""
+    jobs = HL.performance_jobs(run)
+    r = verdicts["ratio"].astype(float)
+    return verdicts[verdicts["primary"].astype(bool) & verdicts["job"].isin(jobs) &
+                    np.isfinite(r) & (r > 0)]
+
+
+def _fitted_range(rows):
+    """An x range around the ratios and their finite CI bounds, with 1."""
+    vals = [1.0] + list(rows["ratio"].astype(float))
+    for c in ("ci_low", "ci_high"):
+        x = rows[c].astype(float)
+        vals += list(x[np.isfinite(x) & (x > 0)])
+    lo, hi = min(vals), max(vals)
+    pad = max(hi - lo, 0.01) * 0.06
+    return max(lo - pad, 0.0), hi + pad
+
+
 def forest(run, verdicts, p):
-    """One forest plot per primary slot: ratio and CI of every primary
-    row that has a ratio (controls grey, significant rows red)."""
+    """One forest plot per primary slot: ratio and CI of each primary row
+    of a performance job, sorted by disk then effect; the controls grey at
+    the bottom; relevant rows red; a linear x axis fitted to the data."""
     if verdicts.empty:
         return
-    prim = verdicts[verdicts["primary"].astype(bool) & np.isfinite(verdicts["ratio"]) &
-                    (verdicts["ratio"] > 0) & np.isfinite(verdicts["ratio"].replace(np.inf, np.nan))]
+    prim = _forest_rows(run, verdicts)
     for slot in M.PRIMARY_SLOTS:
         rows = prim[prim["slot"] == slot]
         if rows.empty:
             continue
-        rows = rows.sort_values(["control", "disk", "job", "pressure", "a", "b"], kind="stable")
+        rows = rows.assign(_c=rows["control"].astype(bool), _r=rows["ratio"].astype(float))
+        rows = rows.sort_values(["_c", "disk", "_r", "job", "pressure", "a", "b"], kind="stable")
+        xmin, xmax = _fitted_range(rows)
         lines = []
         for y, r in enumerate(rows.itertuples()):
-            color = 3 if r.control else (2 if r.verdict in SIGNIFICANT else 1)
+            relevant = S.is_relevant(getattr(r, "relevance", ""))
+            color = 3 if r.control else (2 if relevant else 1)
             lo = r.ci_low if np.isfinite(r.ci_low) and r.ci_low > 0 else np.nan
             hi = r.ci_high if np.isfinite(r.ci_high) else np.nan
-            label = (f"{r.disk} {r.job} {r.pressure}: {r.b}/{r.a}"
-                     + (" (control)" if r.control else ""))
+            label = (f"{r.disk} {r.job}" + ("" if r.pressure == "none" else f" {r.pressure}") +
+                     f": {r.b}/{r.a}" + (" (control)" if r.control else ""))
             lines.append(f"{y} {_num(r.ratio)} {_num(lo)} {_num(hi)} {color} {_q(label)}")
         metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))
         title = (f"Primary metric: {slot} ({metrics})\n{T.kernel_title(run)}\n"
-                 "red: significant after BH; grey: control (A/A)")
+                 "red: relevant (significant, at least the smallest effect of interest); "
+                 "grey: controls")
         p.render("forest", _slug("forest", slot), "\n".join(lines) + "\n",
-                 dict(title=title, nrows=len(lines)), f"forest plot: {slot}", "forest",
+                 dict(title=title, nrows=len(lines), xmin=round(xmin, 6), xmax=round(xmax, 6)),
+                 f"forest plot: {slot}", "forest",
                  height=150 + PX_PER_FOREST_ROW * len(lines))
 
 
-def make_plots(run, verdicts, outdir, gp_dir=GP_DIR):
-    """All figures of a run; returns the Plotter (figures, errors)."""
+def make_plots(run, verdicts, outdir, gp_dir=GP_DIR, everything=False):
+    """All figures of a run; returns the Plotter (figures, errors).
+    everything: also the per-job figures, and an SVG beside every PNG."""
     os.makedirs(outdir, exist_ok=True)
-    p = Plotter(outdir, gp_dir)
+    p = Plotter(outdir, gp_dir, svg_kinds=None if everything else SVG_KINDS)
     forest(run, verdicts, p)
-    for prefix, metric in BAR_METRICS:
-        metric_bars(run, verdicts, p, prefix, metric)
-    latency_curves(run, p)
+    for prefix, metric in ALL_BAR_METRICS if everything else BAR_METRICS:
+        metric_bars(run, verdicts, p, prefix, metric, everything)
+    latency_curves(run, p, everything)
     bounced_bytes(run, p)
-    memory_timelines(run, p)
+    disk_timelines(run, p)
+    if everything:
+        job_timelines(run, p)
     MEM.dose_response(run, p)
     MEM.pressure_timeline(run, p)
     return p

@@ -9,6 +9,7 @@ import os
 import numpy as np
 
 from . import headline as H
+from . import headline_table as HT
 from . import labconf as L
 from . import memory as MEM
 from . import metrics as M
@@ -16,15 +17,9 @@ from . import roles as ROLES
 from . import stats as S
 from . import tidy as T
 
-# Metrics of the verdict table in report.md (verdict.csv has them all).
-REPORT_METRICS = ["read_iops", "write_iops", "read_clat_p50_us",
-                  "read_clat_p99_us", "write_clat_p50_us", "write_clat_p99_us",
-                  "cpu_sys_pct", "bounces", "bounced_bytes_per_gib",
-                  "bounce_peak_kb", "lowfree_min_kb", "allocstall",
-                  "psi_some_us"]
 # Pairs for the one-line-per-cell headline, most telling first.
 MAX_HEADLINES = 12
-MAX_FIRST = 20          # significant rows in the first screen's table
+MAX_FIRST = 20          # relevant rows in the table below the first screen
 TABLES = "tables.md"    # the full verdict tables, next to report.md
 
 
@@ -122,15 +117,24 @@ def clocks_line(run):
     return "Clocks: " + "; ".join(parts) + "."
 
 
-def headline_rows(verdicts):
-    """The primary verdict rows that are not controls and have a test,
-    significant first (smallest adjusted p first)."""
+def _about_the_question(verdicts, run):
+    """The rows of the performance jobs (not integrity jobs, which measure
+    data, nor probed twins, which measure the probes); all without run."""
+    return verdicts if run is None else verdicts[verdicts["job"].isin(H.performance_jobs(run))]
+
+
+def headline_rows(verdicts, run=None):
+    """The primary verdict rows of the performance jobs that are not
+    controls and have a test, relevant first (largest effect first), then
+    by adjusted p."""
     if verdicts.empty:
         return []
+    verdicts = _about_the_question(verdicts, run)
     v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool) &
                  verdicts["p_value"].notna() & ~verdicts["verdict"].map(S.is_too_few)]
-    v = v.assign(_s=~v["verdict"].isin(S.SIGNIFICANT))
-    v = v.sort_values(["_s", "p_adjusted", "disk", "job", "pressure"], kind="stable")
+    v = v.assign(_s=v["relevance"] != S.RELEVANT,
+                 _e=[-S.effect_pct(x) for x in v["ratio"]])
+    v = v.sort_values(["_s", "_e", "p_adjusted", "disk", "job", "pressure"], kind="stable")
     return [r for _, r in v.iterrows()]
 
 
@@ -144,34 +148,88 @@ def _exact_disks(run, disks):
     return {d for d in disks if L.clock(lab, L.disk_clock(run.meta or {}, d)).get("icount")}
 
 
+def _max_pct(rows):
+    return float(np.max(np.abs(rows["ratio"].astype(float) - 1))) * 100 if len(rows) else 0.0
+
+
 def controls_line(verdicts, run=None):
-    """(ok: bool|None, sentence) of the run's A/A control rows. On disks
-    under instruction time the same kernel gives the same figure in every
-    boot, so a significant control row there is a measured difference
-    between the two kernels, named with its size; the noise check (any
-    significant control row: do not trust) is about the other disks."""
+    """(ok: bool|None, sentence) of the run's A/A control rows, counted by
+    relevance (a significant row below its smallest effect of interest is
+    "negligible", never counted as significant). On disks under
+    instruction time the same kernel gives the same figure in every boot,
+    so a control row that differs there is a measured difference between
+    the two kernels, named with its size; the noise check (any significant
+    control row, relevant or negligible: do not trust) is about the other
+    disks."""
     c = S.control_rows(verdicts)
     if c.empty:
         return None, "controls: no A/A control rows with a test in this run"
+    if "relevance" not in c:
+        c = S.relevance(c if "metric" in c else c.assign(metric=""))
+    rel = c["relevance"]
     on_exact = c["disk"].isin(_exact_disks(run, set(c["disk"])))
-    exact = c[on_exact]
-    exact_sig = exact[exact["verdict"].isin(S.SIGNIFICANT)]
-    sig, n = S.controls(c[~on_exact])
     real = ""
+    exact = c[on_exact]
     if len(exact):
-        worst = (float(np.max(np.abs(exact_sig["ratio"].astype(float) - 1))) * 100
-                 if len(exact_sig) else 0.0)
+        r_rel = exact[rel[on_exact] == S.RELEVANT]
+        r_neg = exact[rel[on_exact] == S.NEGLIGIBLE]
         real = (f"; instruction time ({', '.join(sorted(set(exact['disk'])))}): "
-                f"{len(exact_sig)} of {len(exact)} rows differ, by at most {fmt(worst, 2)}%: "
-                "real differences between the kernels, not noise")
+                f"{len(r_rel)} of {len(exact)} rows relevant")
+        if len(r_rel):
+            real += f" (up to {fmt(_max_pct(r_rel), 2)}%: real differences between the kernels)"
+        if len(r_neg):
+            real += (f", {len(r_neg)} negligible (at most {fmt(_max_pct(r_neg), 2)}%: "
+                     "below the smallest effect of interest)")
+    host = c[~on_exact]
+    n = len(host)
     if not n:
         return True, f"controls: no A/A rows on host time{real}"
+    n_rel = int((rel[~on_exact] == S.RELEVANT).sum())
+    n_neg = int((rel[~on_exact] == S.NEGLIGIBLE).sum())
     where, whose = ("host time: ", "the host-time verdicts") if len(exact) else \
         ("", "the verdicts of this run")
-    if sig:
-        return False, (f"controls: {where}{sig} of {n} A/A rows significant: "
-                       f"{whose} are NOT to be trusted{real}")
-    return True, f"controls: {where}0 of {n} A/A rows significant{real}"
+    counts = f"{n_rel} of {n} A/A rows relevant" + (f", {n_neg} negligible" if n_neg else "")
+    if n_rel or n_neg:
+        return False, f"controls: {where}{counts}: {whose} are NOT to be trusted{real}"
+    return True, f"controls: {where}{counts}{real}"
+
+
+def relevance_counts(verdicts, run=None):
+    """Counts of the tested primary rows of the performance jobs that are
+    not controls, by relevance class (the first screen counts only
+    "relevant")."""
+    if verdicts.empty:
+        return dict(tested=0, relevant=0, negligible=0, nodiff=0, few=0)
+    verdicts = _about_the_question(verdicts, run)
+    v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool)]
+    rel = v["relevance"].fillna("")
+    return dict(tested=int((v["p_value"].notna() & ~v["verdict"].map(S.is_too_few)).sum()),
+                relevant=int((rel == S.RELEVANT).sum()),
+                negligible=int((rel == S.NEGLIGIBLE).sum()),
+                nodiff=int(rel.str.startswith(S.NO_DIFFERENCE).sum()),
+                few=int((rel == S.TOO_FEW_REPS).sum()))
+
+
+def counts_line(verdicts, run=None):
+    k = relevance_counts(verdicts, run)
+    return (f"Primary verdicts: **{k['relevant']} relevant** of {k['tested']} tested primary rows "
+            "of the performance jobs "
+            f"({k['negligible']} negligible: significant but below the smallest effect of "
+            f"interest; {k['nodiff']} no difference; {k['few']} with too few repetitions; "
+            "controls excluded).")
+
+
+def guest_bounds_line(run):
+    """The guest's bounds as meta.json recorded them; older runs did not:
+    "not recorded", never the lab.conf default of today."""
+    b = (run.meta or {}).get("guest_bounds")
+    if not isinstance(b, dict) or not b:
+        return "Guest bounds: not recorded (a run from before meta.json kept them)."
+    parts = [("disk wait", "disk_wait_s", "s"), ("monitor interval", "mon_interval_ms", "ms"),
+             ("job timeout", "job_timeout_s", "s")]
+    return "Guest bounds: " + ", ".join(
+        f"{name} {b[key]} {unit}" if key in b else f"{name} not recorded"
+        for name, key, unit in parts) + " (meta.json)."
 
 
 def integrity_section(run):
@@ -245,10 +303,12 @@ def console_summary(run, verdicts, report_path=None):
              f"{len(jobs)} jobs ({measured} measured, {len(jobs) - measured} skipped or failed)"]
     lines.append("bounce path: " + bounce_status(run)[1])
     lines.append(controls_line(verdicts, run)[1])
-    heads = headline_rows(verdicts)
-    sig = [r for r in heads if r["verdict"] in S.SIGNIFICANT]
-    lines.append(f"primary verdicts: {len(sig)} of {len(heads)} tested rows significant "
-                 f"(Benjamini-Hochberg at {S.ALPHA:g})")
+    heads = headline_rows(verdicts, run)
+    sig = [r for r in heads if r["relevance"] == S.RELEVANT]
+    k = relevance_counts(verdicts, run)
+    lines.append(f"primary verdicts: {k['relevant']} relevant of {k['tested']} tested rows "
+                 f"(Benjamini-Hochberg at {S.ALPHA:g}, at least the smallest effect of "
+                 f"interest; {k['negligible']} negligible)")
     lines += ["  " + headline_text(r) for r in sig[:MAX_HEADLINES]]
     if len(sig) > MAX_HEADLINES:
         lines.append(f"  ... {len(sig) - MAX_HEADLINES} more in the report")
@@ -262,27 +322,38 @@ def console_summary(run, verdicts, report_path=None):
 
 
 def first_screen(run, verdicts, figures, run_dir):
-    """The top of report.md (about 60 lines): bounce proof, controls, data
-    integrity, primary verdicts, forest plots."""
+    """The top of report.md, one screen (at most 40 lines): the headline
+    table (what the removed copies cost, what the series changed), data
+    integrity, the controls and the count of relevant verdicts."""
     out = [f"Bounce path: **{bounce_status(run)[1]}**.", ""]
-    clocks = clocks_line(run)
-    if clocks:
-        out += [clocks, ""]
+    table = HT.headline_table(run, verdicts)
+    if table:
+        out += table + [""]
+    out += [HT.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
-            " (primary rows of pairs that can only differ by noise; Benjamini-Hochberg "
-            f"at {S.ALPHA:g}).", ""]
+            " (primary rows of pairs that can only differ by noise).", ""]
+    out += [counts_line(verdicts, run), ""]
+    return out
+
+
+def details_screen(run, verdicts, figures, run_dir):
+    """Right below the first screen: clocks, bounds, the relevant primary
+    rows and the forest plots."""
+    out = []
+    clocks = clocks_line(run)
+    if clocks:
+        out.append(clocks)
+    out += [guest_bounds_line(run), ""]
     if run.warnings:
         out += [f"{len(run.warnings)} warning(s): see Warnings below.", ""]
-    out += ["## Data integrity", ""]
-    out += integrity_section(run) or ["No integrity data in this run."]
-    out.append("")
-    heads = headline_rows(verdicts)
-    sig = [r for r in heads if r["verdict"] in S.SIGNIFICANT]
-    out += ["## Primary verdicts", "",
-            f"{len(sig)} of {len(heads)} tested primary rows significant "
-            f"(adjusted p ≤ {S.ALPHA:g}); controls and untestable rows excluded.", ""]
-    shown = sig[:MAX_FIRST] if sig else []
+    heads = headline_rows(verdicts, run)
+    rel = [r for r in heads if r["relevance"] == S.RELEVANT]
+    out += ["## Relevant primary verdicts", "",
+            f"{len(rel)} primary rows are significant (adjusted p ≤ {S.ALPHA:g}) and at least "
+            "their smallest effect of interest, largest first; controls and untestable "
+            "rows excluded.", ""]
+    shown = rel[:MAX_FIRST]
     if shown:
         out.append(_table(["cell", "B vs A", "metric", "B/A (95% CI)", "adj. p", "MDE",
                            "verdict"],
@@ -290,12 +361,9 @@ def first_screen(run, verdicts, figures, run_dir):
                             M.label(r["metric"]), ratio_text(r), _p(r["p_adjusted"]),
                             mde_text(r), r["verdict"]] for r in shown]))
         out.append("")
-    if len(sig) > len(shown):
-        out += [f"... {len(sig) - len(shown)} more significant rows below.", ""]
-    few = int(verdicts["verdict"].map(S.is_too_few).sum()) if not verdicts.empty else 0
+    if len(rel) > len(shown):
+        out += [f"... {len(rel) - len(shown)} more relevant rows in {TABLES}.", ""]
     notes = uncomparable(verdicts, run)
-    if few:
-        notes.append(f"{few} row(s) with too few repetitions for a verdict")
     out += [f"- {n}" for n in notes[:6]]
     if notes:
         out.append("")
@@ -305,10 +373,12 @@ def first_screen(run, verdicts, figures, run_dir):
             svg = _link(run_dir, os.path.relpath(f["svg"], run_dir), "SVG") if f.get("svg") else ""
             out.append(f"{img} {svg}")
     tables = _link(run_dir, TABLES, TABLES)
-    out += ["", "Every primary row with its CI, adjusted p and MDE: "
+    out += ["", "Every primary row with its CI, adjusted p, MDE and relevance: "
             f"{tables or 'verdict.csv'}; every row: "
             f"{_link(run_dir, 'verdict.csv', 'verdict.csv') or 'verdict.csv'}.", ""]
-    return out
+    out += ["## Data integrity", ""]
+    out += integrity_section(run) or ["No integrity data in this run."]
+    return out + [""]
 
 
 def _run_section(run):
@@ -354,13 +424,15 @@ def _bounce_section(run):
 
 def _rows_table(rows):
     return _table(["metric", "B vs A", "n A/B", "median A", "median B",
-                   "B/A (95% CI)", "p", "adj. p", "MDE", "analysis", "verdict", "note"],
+                   "B/A (95% CI)", "p", "adj. p", "MDE", "analysis", "verdict", "relevance",
+                   "note"],
                   [[M.label(r.metric) + f" ({r.unit})", f"{r.b} vs {r.a}" +
                     (" (control)" if r.control else ""),
                     f"{r.n_a}/{r.n_b}", fmt(r.median_a), fmt(r.median_b),
                     ratio_text(r._asdict()), _p(r.p_value), _p(r.p_adjusted),
                     mde_text(r._asdict()) if np.isfinite(r.p_value) else "",
-                    r.analysis, r.verdict, r.note] for r in rows.itertuples()])
+                    r.analysis, r.verdict, getattr(r, "relevance", ""), r.note]
+                   for r in rows.itertuples()])
 
 
 def verdict_tables(verdicts):
@@ -432,6 +504,12 @@ METHOD = f"""\
 - Primary rows (per job: one throughput, one latency tail, CPU per GiB,
   lowmem floor) share one Benjamini-Hochberg family, every other row a
   second, exploratory one; a verdict needs the adjusted p ≤ {S.ALPHA:g}.
+- Relevance: a significant row is "relevant" when |B/A − 1| is at least
+  the metric's smallest effect of interest (metrics.py, 1 % by default;
+  bench/analyze --min-effect), else "negligible"; the first screen counts
+  only relevant rows. A row without a verdict says what it could have
+  detected ("no difference, could detect ±X%": the MDE) or "too few
+  repetitions".
 - MDE: the change these reps would detect with 80 % power at the 5 %
   level, from the within-variant noise pooled over the cell's variants
   (t quantiles); n/a for tied or quantised values.
@@ -454,6 +532,7 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
         f.write(verdict_tables(verdicts))
     parts = [f"# bouncelab run {run.run_id}", ""]
     parts += first_screen(run, verdicts, figures, run_dir)
+    parts += details_screen(run, verdicts, figures, run_dir)
     # right below the first screen: the figures behind the question
     cost = H.cost_section(run, verdicts)
     if cost:

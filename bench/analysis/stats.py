@@ -567,15 +567,16 @@ def is_exact(df):
     return df["analysis"].astype(str).str.startswith(D.EXACT)
 
 
-def verdicts(run, n_boot=N_PERM):
+def verdicts(run, n_boot=N_PERM, min_effect=None):
     """One row per metric, cell and pair of variant labels, with
     Benjamini-Hochberg adjusted p-values (primary and exploratory
-    families) and the verdicts they allow."""
+    families), the verdicts they allow and their relevance (min_effect:
+    overrides of the smallest effect of interest, see relevance())."""
     rows = []
     kernels = T.variant_kernels(run)
     jobs = run.jobs
     if jobs.empty:
-        return pd.DataFrame(columns=VERDICT_COLUMNS)
+        return pd.DataFrame(columns=VERDICT_COLUMNS + RELEVANCE_COLUMNS)
     tidy = run.tidy[~run.tidy["metric"].isin(M.TOTALS)]
     exact_disks, bound = D.exact_disks(run), D.bound_pct(run)
     perf_jobs = D.performance_jobs(run)
@@ -644,7 +645,7 @@ def verdicts(run, n_boot=N_PERM):
                                      slot=primary.get(metric, ""), control=control,
                                      **res))
     df = pd.DataFrame(rows, columns=VERDICT_COLUMNS + ["_up"])
-    return adjust(df)
+    return relevance(adjust(df), min_effect)
 
 
 def adjust(df):
@@ -664,6 +665,60 @@ def adjust(df):
     df.loc[expl, "note"] = ["exploratory" + (f"; {n}" if n else "")
                             for n in df.loc[expl, "note"]]
     return df[VERDICT_COLUMNS]
+
+
+# --- relevance: a label on whatever verdict, ratio and CI a row has ---------
+
+RELEVANT, NEGLIGIBLE = "relevant", "negligible"
+NO_DIFFERENCE, TOO_FEW_REPS = "no difference", "too few repetitions"
+RELEVANCE_COLUMNS = ["relevance", "min_effect_pct"]
+
+
+def _no_difference(row):
+    """"no difference, could detect ±X%": X the MDE, else the CI's reach."""
+    x = row.get("mde_pct", np.nan)
+    if not np.isfinite(x):
+        lo, hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
+        if np.isfinite(lo) and np.isfinite(hi) and lo > 0:
+            x = 100 * max(abs(lo - 1), abs(hi - 1))
+    if not np.isfinite(x):
+        return NO_DIFFERENCE
+    return f"{NO_DIFFERENCE}, could detect " + (f"±{x:.2g}%" if x >= 0.01 else "±<0.01%")
+
+
+def effect_pct(ratio):
+    """|B/A - 1| in %: the size compared with the smallest effect of
+    interest (inf when the ratio is unknown, so it is never hidden)."""
+    r = float(ratio) if ratio is not None else np.nan
+    return 100 * abs(r - 1) if np.isfinite(r) else np.inf
+
+
+def relevance(df, min_effect=None):
+    """df with RELEVANCE_COLUMNS: "relevant" (significant and at least the
+    metric's smallest effect of interest, metrics.min_effect), "negligible"
+    (significant, below it), "no difference, could detect ±X%", "too few
+    repetitions", or "" (no data, bounce path not exercised). Applied after
+    adjust(), to whatever verdict a row has: the statistics stay as they
+    are, this only says whether a verdict matters."""
+    df = df.copy()
+    df["min_effect_pct"] = [M.min_effect(m, min_effect) for m in df["metric"]]
+    out = []
+    for r in df.to_dict("records"):
+        v = r["verdict"]
+        if is_significant(v):
+            out.append(RELEVANT if effect_pct(r["ratio"]) >= r["min_effect_pct"] else NEGLIGIBLE)
+        elif v == NO_DIFF:
+            out.append(_no_difference(r))
+        elif is_too_few(v):
+            out.append(TOO_FEW_REPS)
+        else:
+            out.append("")
+    df["relevance"] = out
+    return df
+
+
+def is_relevant(label):
+    return label == RELEVANT
 
 
 def control_rows(df):

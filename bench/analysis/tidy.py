@@ -346,9 +346,7 @@ def _copyref(path):
 
 # Metrics whose within-boot ratio means something: what the bounce costs
 # relative to the same disk unbounced, in the same boot.
-RATIO_METRICS = ("read_iops", "write_iops", "cpu_s_per_gib",
-                 "read_clat_p50_us", "read_clat_p99_us",
-                 "write_clat_p50_us", "write_clat_p99_us")
+RATIO_METRICS = M.selected("ratio")
 
 
 def _within_boot_ratios(tidy, lab):

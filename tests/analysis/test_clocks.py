@@ -94,8 +94,9 @@ class UnseenBouncePages(unittest.TestCase):
 
 class ControlsByClock(unittest.TestCase):
     """A control pair on an instruction-time disk has no noise: a
-    significant row there is the kernels' difference, named with its size;
-    the noise check is about host-time rows only."""
+    significant row there is the kernels' difference, named with its size
+    (relevant or negligible, never "significant" below its smallest effect
+    of interest); the noise check is about host-time rows only."""
 
     class FakeRun:
         path = None
@@ -112,12 +113,20 @@ class ControlsByClock(unittest.TestCase):
                            ("virtio", "no significant difference", 1.05, 0.8)])
         ok, line = report.controls_line(v, self.FakeRun())
         self.assertTrue(ok)
-        self.assertIn("host time: 0 of 1 A/A rows significant", line)
-        self.assertIn("instruction time (ram): 1 of 2 rows differ, by at most 0.2%", line)
+        self.assertIn("host time: 0 of 1 A/A rows relevant", line)
+        self.assertIn("instruction time (ram): 0 of 2 rows relevant, 1 negligible "
+                      "(at most 0.2%", line)
         # without the run's clocks: the plain noise check, which fails
         ok, line = report.controls_line(v)
         self.assertFalse(ok)
-        self.assertIn("1 of 3 A/A rows significant", line)
+        self.assertIn("0 of 3 A/A rows relevant, 1 negligible", line)
+
+    def test_exact_relevant_difference_named(self):
+        v = self.verdicts([("ram", "slower", 0.95, 0.01),
+                           ("virtio", "no significant difference", 1.05, 0.8)])
+        ok, line = report.controls_line(v, self.FakeRun())
+        self.assertTrue(ok)
+        self.assertIn("1 of 1 rows relevant (up to 5%: real differences", line)
 
     def test_host_noise_still_fails(self):
         v = self.verdicts([("ram", "no significant difference", 1.0, 1.0),

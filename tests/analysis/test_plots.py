@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """plots.py and plots/*.gp: every figure is a real PNG of the size asked
-for, with an SVG beside it; each script also works on its own."""
+for, with an SVG beside it when asked for (--all-plots) and beside the
+forest plots always; each script also works on its own."""
 import os
 import struct
 import subprocess
@@ -31,7 +32,7 @@ class Figures(unittest.TestCase):
         cls.data = tidy.load_run(H.FIXTURE_RUN)
         cls.verdicts = stats.verdicts(cls.data, n_boot=200)
         cls.out = os.path.join(cls.tmp.name, "plots")
-        cls.p = plots.make_plots(cls.data, cls.verdicts, cls.out)
+        cls.p = plots.make_plots(cls.data, cls.verdicts, cls.out, everything=True)
 
     @classmethod
     def tearDownClass(cls):
@@ -78,6 +79,41 @@ class Figures(unittest.TestCase):
     def test_data_files_kept(self):
         for f in self.p.figures:
             self.assertTrue(os.path.isfile(os.path.join(self.out, "data", f["name"] + ".dat")))
+
+
+class DefaultFigures(unittest.TestCase):
+    """Without --all-plots: one memory figure per disk, no per-job
+    timeline, an SVG only beside the forest plots."""
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.data = tidy.load_run(H.FIXTURE_RUN)
+        cls.verdicts = stats.verdicts(cls.data, n_boot=200)
+        cls.p = plots.make_plots(cls.data, cls.verdicts, os.path.join(cls.tmp.name, "plots"))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_no_errors(self):
+        self.assertEqual(self.p.errors, [])
+
+    def test_one_memory_figure_per_disk(self):
+        kinds = [f["kind"] for f in self.p.figures]
+        self.assertNotIn("memory-timeline", kinds)
+        ok = self.data.jobs[self.data.jobs["state"] == "ok"]
+        self.assertEqual(kinds.count("memory-disk"), ok["disk"].nunique())
+
+    def test_svg_only_for_forests(self):
+        for f in self.p.figures:
+            with self.subTest(figure=f["name"]):
+                self.assertEqual(f["svg"] is not None, f["kind"] == "forest")
+
+    def test_forest_rows_are_performance_jobs(self):
+        rows = plots._forest_rows(self.data, self.verdicts)
+        self.assertFalse(rows["job"].str.endswith("+probe").any())
+        integrity = set(self.data.jobs.loc[self.data.jobs["job_class"] == "integrity", "job"])
+        self.assertFalse(set(rows["job"]) & integrity)
 
 
 class StandaloneScript(unittest.TestCase):

@@ -551,6 +551,49 @@ test_until_ci()
 # --- clocks: host time, instruction time -------------------------------------
 
 # boot_clock RUN BOOT_GLOB: what the fake QEMU of that boot was given.
+# --- bench/compare: exact-clock boots side by side, more reps if they spread --
+
+# A fake bench/analyze whose --determinism-check names the ram entry once:
+# its boots get reps 2 and 3, side by side, before the host-time boots.
+test_determinism_round()
+{
+	local sb rc=0 run got
+	sb=$(sandbox determinism)
+	fake_cache
+	fake_qemu "$sb"
+	stub "$sb/bench/analyze" <<-'EOF'
+	[ "$1" = --determinism-check ] || exit 0
+	echo "determinism-check: 1 of 2 exact-clock cells within ±0.2%"
+	echo "extend ram none"
+	echo "  post ram lat-randread-4k-qd1 none read_iops: n=1, spread nan%"
+	exit 1
+	EOF
+	"$sb/bench/compare" --variants pre,post --disks ram@insn,virtio --pressure none \
+		--reps 3 --exact-reps 1 --jobs smoke-randread --probe-jobs none \
+		--integrity-jobs none --accel tcg --pressure-disks none -j 2 \
+		--run-id det >"$WORK/det.out" 2>&1 || rc=$?
+	run=$sb/results/det
+	got=$(awk -F'\t' 'NR > 1 { print $1 ":" $2 ":" $3 ":" $5 ":" $9 }' "$run/boots.tsv" | sort -n | tr '\n' ' ')
+	[ $rc = 0 ] && [ "$got" = "1:pre:ram:1:local 2:post:ram:1:local 3:pre:virtio:1:local \
+4:post:virtio:1:local 5:pre:virtio:2:local 6:post:virtio:2:local 7:pre:virtio:3:local \
+8:post:virtio:3:local 9:pre:ram:2:local 10:post:ram:2:local 11:pre:ram:3:local 12:post:ram:3:local " ] &&
+	   [ "$(awk -F'\t' 'NR > 1 { print $3 }' "$run/boots.tsv" | uniq | tr '\n' ' ')" = "ram virtio " ] &&
+	   grep -q '^extend ram none' "$run/determinism-check.txt" &&
+	   grep -q '"exact_reps": 1' "$run/meta.json" && grep -q '"side_by_side": 2' "$run/meta.json" &&
+	   [ ! -e "$run/.stage" ] && [ -z "$(ls -d "$run"/boots/*/bundle 2>/dev/null)" ] &&
+		t_ok "compare: a spread exact entry gets the rest of its reps, side by side, before the host-time boots" ||
+		t_fail "compare: a spread exact entry gets the rest of its reps, side by side, before the host-time boots" \
+			"exit $rc" "$got" "$(tail -n 4 "$WORK/det.out")"
+
+	rc=0
+	"$sb/bench/compare" --variants pre --disks ram@insn --pressure none --reps 1 \
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none --accel tcg \
+		--pressure-disks none -j 0 --run-id det-bad >"$WORK/det-bad.out" 2>&1 || rc=$?
+	[ $rc != 0 ] && [ ! -e "$sb/results/det-bad" ] && grep -q "^bouncelab: error: -j wants a positive number" "$WORK/det-bad.out" &&
+		t_ok "compare -j 0 refused before the run" ||
+		t_fail "compare -j 0 refused before the run" "exit $rc" "$(tail -n 3 "$WORK/det-bad.out")"
+}
+
 boot_clock()
 {
 	cat "$1"/boots/$2/serial.log.clock 2>/dev/null
@@ -893,7 +936,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 53
+t_plan 55
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -908,6 +951,7 @@ test_dry_run
 test_clocks
 test_pressure_boots
 test_until_ci
+test_determinism_round
 test_lab_description
 test_bases
 test_fetch_offline

@@ -5,7 +5,9 @@
 #   - `./run.sh compare --quick` completes; its bounce summary shows the
 #     bounce path exercised in pre-fixed on usb-pio and never in pre or post;
 #   - an A/A run (--variants pre,pre) keeps the two sides apart;
-#   - under instruction time (ram@insn) the two sides agree within 1 %;
+#   - under instruction time (ram@insn) a kernel gives the same IOPS
+#     within the determinism bound side by side (-j 2) and one at a time,
+#     and on another host over ssh (localhost, a private sshd) within 0.1 %;
 #   - a kernel that panics, a guest that hangs: killed within the bound,
 #     marked failed with their serial logs, non-zero exit;
 #   - one failed boot among good ones: the good ones' results are all kept;
@@ -111,24 +113,110 @@ iops()
 print(round(json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"]))' "$1" 2>/dev/null
 }
 
+# The IOPS of every ram job of a run, one per line.
+run_iops()
+{
+	local f
+	for f in "$1"/boots/*/guest/jobs/*-ram-smoke-randread/fio.json; do iops "$f"; done
+}
+
+# within_pct PCT A B...: every value within PCT % of the first.
+within_pct()
+{
+	python3 -c 'import sys
+pct = float(sys.argv[1]); v = [float(x) for x in sys.argv[2:]]
+sys.exit(not (v and v[0] > 0 and all(abs(x - v[0]) * 100 <= pct * v[0] for x in v)))' "$@"
+}
+
+INSN=(--disks ram@insn --pressure none --reps 1 --jobs smoke-randread --probe-jobs none
+	--integrity-jobs none --pressure-disks none --accel tcg)
+
 # The clock "insn" (lab.conf) makes an in-guest disk deterministic: the
-# same kernel twice gives the same IOPS, whatever else the host runs.
+# same kernel twice gives the same IOPS, whatever else the host runs, so
+# its boots run side by side (-j 2) with the numbers of one at a time (-j 1).
 test_insn_aa()
 {
-	local run=$RESULTS/$TAG-insn rc=0 a b
-	"$BL_ROOT/bench/compare" --variants pre,pre --disks ram@insn --pressure none \
-		--reps 1 --jobs smoke-randread --probe-jobs none --integrity-jobs none \
-		--pressure-disks none --accel tcg --run-id "$TAG-insn" >"$WORK/insn.out" 2>&1 || rc=$?
-	a=$(iops "$run/boots/001-pre-ram-none-r1/guest/jobs/01-ram-smoke-randread/fio.json")
-	b=$(iops "$run/boots/002-pre.2-ram-none-r1/guest/jobs/01-ram-smoke-randread/fio.json")
-	if [ $rc = 0 ] && [ -n "$a" ] && [ -n "$b" ] && [ "$a" -gt 0 ] &&
-	   [ $(( (a > b ? a - b : b - a) * 100 )) -le "$a" ] &&
+	local run=$RESULTS/$TAG-insn one=$RESULTS/$TAG-insn-j1 rc=0 rc1=0 side serial
+	"$BL_ROOT/bench/compare" --variants pre,pre "${INSN[@]}" -j 2 --run-id "$TAG-insn" \
+		>"$WORK/insn.out" 2>&1 || rc=$?
+	"$BL_ROOT/bench/compare" --variants pre,pre "${INSN[@]}" -j 1 --run-id "$TAG-insn-j1" \
+		>"$WORK/insn-j1.out" 2>&1 || rc1=$?
+	side=$(run_iops "$run" | xargs) serial=$(run_iops "$one" | xargs)
+	if [ $rc = 0 ] && [ $rc1 = 0 ] && [ "$(wc -w <<<"$side $serial")" = 4 ] &&
+	   within_pct 0.2 $side $serial &&
 	   grep -q -- '-smp 1 .*-icount shift=3\\,sleep=off' "$run"/boots/001-*/serial.log.cmdline; then
-		t_ok "A/A under instruction time (ram@insn, 1 vCPU, icount 3): $a and $b read IOPS, within 1 %"
+		t_ok "insn (ram@insn, 1 vCPU, icount 3): pre twice side by side ($side) and one at a time ($serial) read IOPS within the 0.2 % determinism bound"
 	else
-		t_fail "A/A under instruction time (ram@insn): read IOPS within 1 %" "exit $rc" \
-			"IOPS '$a' '$b'" "$(cat "$run"/boots/001-*/serial.log.cmdline 2>/dev/null)" \
-			"$(tail -n 5 "$WORK/insn.out")"
+		t_fail "insn: pre twice side by side and one at a time, read IOPS within 0.2 %" \
+			"exit $rc/$rc1" "IOPS side by side '$side', one at a time '$serial'" \
+			"$(cat "$run"/boots/001-*/serial.log.cmdline 2>/dev/null)" \
+			"$(tail -n 5 "$WORK/insn.out")" "$(tail -n 3 "$WORK/insn-j1.out")"
+	fi
+	SERIAL_IOPS=$serial
+}
+
+# sshd on 127.0.0.1 with its own keys and config in $WORK (the host's
+# sshd and ~/.ssh stay untouched); prints the sshloginfile line.
+private_sshd()
+{
+	local d=$WORK/sshd port
+	mkdir -p "$d"
+	ssh-keygen -q -t ed25519 -N '' -f "$d/host_key" && ssh-keygen -q -t ed25519 -N '' -f "$d/user_key" ||
+		return 1
+	cp "$d/user_key.pub" "$d/authorized_keys"
+	port=$((20000 + $$ % 20000))
+	cat >"$d/config" <<-EOF
+	Port $port
+	ListenAddress 127.0.0.1
+	HostKey $d/host_key
+	AuthorizedKeysFile $d/authorized_keys
+	PidFile $d/pid
+	StrictModes no
+	UsePAM no
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	PermitRootLogin prohibit-password
+	EOF
+	# the privilege separation folder sshd wants (/run, gone at reboot)
+	[ -d /run/sshd ] || { mkdir -p /run/sshd && MADE_RUN_SSHD=1; }
+	/usr/sbin/sshd -f "$d/config" -E "$d/log" || return 1
+	echo "2/ssh -p $port -i $d/user_key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR $(id -un)@127.0.0.1"
+}
+
+stop_private_sshd()
+{
+	[ -f "$WORK/sshd/pid" ] && kill "$(cat "$WORK/sshd/pid")" 2>/dev/null
+	[ -z "${MADE_RUN_SSHD:-}" ] || rmdir /run/sshd 2>/dev/null
+	return 0
+}
+
+# Exact-clock boots on another host through GNU parallel and ssh: here,
+# localhost as that host. Their numbers are those of a local run.
+test_ssh_host()
+{
+	local name="exact-clock boots over ssh (GNU parallel --sshloginfile, localhost)"
+	local run=$RESULTS/$TAG-ssh rc=0 login remote
+	if [ ! -x /usr/sbin/sshd ]; then
+		t_skip "$name" "no /usr/sbin/sshd (Debian openssh-server; .ci/run installs it)"
+		return
+	fi
+	if ! login=$(private_sshd); then
+		t_fail "$name" "the private sshd did not start" "$(cat "$WORK/sshd/log" 2>/dev/null)"
+		stop_private_sshd
+		return
+	fi
+	echo "$login" >"$WORK/sshloginfile"
+	"$BL_ROOT/bench/compare" --variants pre,pre "${INSN[@]}" --sshloginfile "$WORK/sshloginfile" \
+		--run-id "$TAG-ssh" >"$WORK/ssh.out" 2>&1 || rc=$?
+	stop_private_sshd
+	remote=$(run_iops "$run" | xargs)
+	if [ $rc = 0 ] && [ "$(boots_col "$run" 9 | sort -u)" = "ssh:$(id -un)@127.0.0.1" ] &&
+	   [ "$(wc -w <<<"$remote")" = 2 ] && within_pct 0.1 ${SERIAL_IOPS%% *} $remote &&
+	   [ -s "$run/boots/001-pre-ram-none-r1/serial.log" ]; then
+		t_ok "$name: read IOPS $remote, local $SERIAL_IOPS, within 0.1 %; boots.tsv names the host"
+	else
+		t_fail "$name" "exit $rc" "IOPS over ssh '$remote', local '$SERIAL_IOPS'" \
+			"$(cat "$run/boots.tsv" 2>/dev/null)" "$(tail -n 5 "$WORK/ssh.out")"
 	fi
 }
 
@@ -225,8 +313,8 @@ test_interrupt()
 	fi
 }
 
-# quick: 10; A/A 2; failures 2; partial 1; refusals 3; interrupt 1
-t_plan 19
+# quick: 10; A/A 2; ssh 1; failures 2; partial 1; refusals 3; interrupt 1
+t_plan 20
 if [ -n "${BL_SKIP_QUICK:-}" ]; then
 	t_skip "compare --quick completes" "BL_SKIP_QUICK is set"
 	for n in "${QUICK_CHECKS[@]}"; do t_skip "$n" "BL_SKIP_QUICK is set"; done
@@ -235,6 +323,7 @@ else
 fi
 test_aa
 test_insn_aa
+test_ssh_host
 test_failures
 test_partial
 test_refusals

@@ -41,8 +41,8 @@ PX_PER_FOREST_ROW = 16
 # The bar figures: (file-name prefix, metric), from the registry's "plot"
 # flag; --all-plots adds the latency tails.
 BAR_METRICS = [("throughput", m) for m in M.selected("plot")]
-ALL_BAR_METRICS = BAR_METRICS + [("latency", "read_clat_p99_us"),
-                                 ("latency", "write_clat_p99_us")]
+ALL_BAR_METRICS = BAR_METRICS + [("latency", "read_lat_p99_us"),
+                                 ("latency", "write_lat_p99_us")]
 # Kinds that also get an SVG in a default run: the forest plots, whose
 # row labels one zooms into.
 SVG_KINDS = ("forest",)

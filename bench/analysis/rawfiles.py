@@ -226,9 +226,12 @@ def fio_directions(fio):
     """Per direction that moved data: summed throughput and latency stats.
 
     With several fio job entries IOPS/bandwidth/bytes add up and the mean
-    latency is weighted by sample count; percentiles cannot be merged, so
+    latencies are weighted by sample count; percentiles cannot be merged, so
     they are kept only when a single entry moved data that way (a writer
-    and a reader side by side keep both). Times stay in ns.
+    and a reader side by side keep both). Latency is fio's three: slat
+    (submission), clat (completion) and lat (their sum, the whole I/O;
+    its percentiles only where the job sets lat_percentiles=1). Times stay
+    in ns.
     """
     jobs = (fio or {}).get("jobs") or []
     out = {}
@@ -237,23 +240,26 @@ def fio_directions(fio):
         ios = sum(p.get("total_ios", 0) or 0 for p in parts)
         if ios <= 0:
             continue
-        clats = [p.get("clat_ns") or {} for p in parts]
-        n = sum(c.get("N", 0) or 0 for c in clats)
         rec = {
             "ios": ios,
             "iops": sum(float(p.get("iops", 0) or 0) for p in parts),
             "bw_bytes": sum(float(p.get("bw_bytes", 0) or 0) for p in parts),
             "io_bytes": sum(int(p.get("io_bytes", 0) or 0) for p in parts),
-            "clat_mean_ns": (sum(c.get("mean", 0) * c.get("N", 0)
-                                 for c in clats) / n) if n else None,
-            "percentiles": None,
         }
-        # one entry moved data this way (a writer beside a reader): its
-        # percentiles are the direction's
-        movers = [c for p, c in zip(parts, clats) if (p.get("total_ios") or 0) > 0]
-        if len(movers) == 1 and movers[0].get("N") and movers[0].get("percentile"):
-            rec["percentiles"] = {float(k): float(v)
-                                  for k, v in movers[0]["percentile"].items()}
+        for kind in ("slat", "clat", "lat"):
+            stats = [p.get(f"{kind}_ns") or {} for p in parts]
+            n = sum(c.get("N", 0) or 0 for c in stats)
+            rec[f"{kind}_mean_ns"] = (sum(c.get("mean", 0) * c.get("N", 0)
+                                          for c in stats) / n) if n else None
+            # one entry moved data this way (a writer beside a reader):
+            # its percentiles are the direction's
+            movers = [c for p, c in zip(parts, stats) if (p.get("total_ios") or 0) > 0]
+            pct = None
+            if len(movers) == 1 and movers[0].get("N") and movers[0].get("percentile"):
+                pct = {float(k): float(v) for k, v in movers[0]["percentile"].items()}
+            rec[f"{kind}_percentiles"] = pct
+        rec["percentiles"] = rec.pop("clat_percentiles")
+        rec.pop("slat_percentiles")
         out[d] = rec
     return out
 

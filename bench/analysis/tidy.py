@@ -132,12 +132,14 @@ def job_metrics(jdir):
         moved += rec["io_bytes"]
         rows.append((f"{d}_iops", rec["iops"]))
         rows.append((f"{d}_bw", rec["bw_bytes"]))
-        if rec["clat_mean_ns"] is not None:
-            rows.append((f"{d}_clat_mean_us", rec["clat_mean_ns"] / 1000.0))
+        for kind in ("slat", "clat", "lat"):
+            if rec[f"{kind}_mean_ns"] is not None:
+                rows.append((f"{d}_{kind}_mean_us", rec[f"{kind}_mean_ns"] / 1000.0))
+        for kind, pcts in (("clat", rec["percentiles"]), ("lat", rec["lat_percentiles"])):
+            for name, key in M.PERCENTILE_KEYS.items():
+                if float(key) in (pcts or {}):
+                    rows.append((f"{d}_{kind}_{name}_us", pcts[float(key)] / 1000.0))
         pct = rec["percentiles"] or {}
-        for name, key in M.PERCENTILE_KEYS.items():
-            if float(key) in pct:
-                rows.append((f"{d}_clat_{name}_us", pct[float(key)] / 1000.0))
         curves += [(d, p, v / 1000.0) for p, v in sorted(pct.items())]
     cpu = R.fio_cpu(fio)
     for key, metric in (("usr_cpu", "cpu_usr_pct"), ("sys_cpu", "cpu_sys_pct"),

@@ -51,13 +51,13 @@ HEADLINES = [
     ("cost", "Cost per bounced bio, probed jobs",
      [("bounce_submit_us_p50", None), ("bounce_endio_us_p50", None)]),
     ("latency", "4 KiB QD1 latency",
-     [("read_clat_p99_us", r"randread-4k-qd1$"),
-      ("write_clat_p99_us", r"randwrite-4k-qd1$")]),
+     [("read_lat_p99_us", r"randread-4k-qd1$"),
+      ("write_lat_p99_us", r"randwrite-4k-qd1$")]),
     ("integrity", "Data integrity: bad blocks per integrity job",
      [("integrity_bad_blocks", None)]),
 ]
 SHORT = {"bounce_submit_us_p50": "submit p50", "bounce_endio_us_p50": "completion p50",
-         "read_clat_p99_us": "read p99", "write_clat_p99_us": "write p99"}
+         "read_lat_p99_us": "read p99", "write_lat_p99_us": "write p99"}
 # Units shown scaled (figures and tables).
 DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"),
                  "B/GiB": (1.0 / (1 << 20), "MiB/GiB")}

@@ -132,7 +132,7 @@ class History(unittest.TestCase):
         self.assertEqual(set(self.after_two["run_id"]), set(ADD_ORDER))
         self.assertEqual(set(self.df["run_id"]), set(RUNS))
         run = tidy.load_run(self.runs["run-a"])
-        for metric in ("read_iops", "read_clat_p99_us", "bounced_bytes_per_gib"):
+        for metric in ("read_iops", "read_lat_p99_us", "bounced_bytes_per_gib"):
             r = self.row("run-a", "pre-fixed", metric)
             vals = run.tidy[(run.tidy["variant"] == "pre-fixed") &
                             (run.tidy["metric"] == metric)]["value"]
@@ -178,7 +178,7 @@ class History(unittest.TestCase):
         self.assertGreater(r["ci_low"], 1.0)
         self.assertAlmostEqual(r["ratio"], EFFECT, places=3)
         self.assertIn("kernel source 6.12.118-1~deb12u1 -> 6.12.120-1~deb12u1", r["note"])
-        lat = self.change("post", "read_clat_p99_us", "run-a", "run-b")
+        lat = self.change("post", "read_lat_p99_us", "run-a", "run-b")
         self.assertEqual(lat["verdict"], "faster")
 
     def test_no_change_not_flagged(self):

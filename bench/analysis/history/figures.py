@@ -18,9 +18,9 @@ from analysis.history import changes, table
 # job that has the metric).
 HEADLINES = [
     ("read_iops", r"randread-4k-qd1(?!\d)"),
-    ("read_clat_p99_us", r"randread-4k-qd1(?!\d)"),
+    ("read_lat_p99_us", r"randread-4k-qd1(?!\d)"),
     ("write_iops", r"randwrite-4k-qd1(?!\d)"),
-    ("write_clat_p99_us", r"randwrite-4k-qd1(?!\d)"),
+    ("write_lat_p99_us", r"randwrite-4k-qd1(?!\d)"),
     ("read_bw", r"seqread"),
     ("write_bw", r"seqwrite"),
     ("bounced_bytes_per_gib", None),

@@ -513,6 +513,45 @@ test_plan_options()
 			"$(tail -n 3 "$WORK/plan-bad.out")"
 }
 
+# --- ./run.sh compare: the analysis's failure is the run's ------------------
+
+# run_sh_sandbox NAME: a sandbox whose ./run.sh compare installs and builds
+# nothing (deps, kernels/build and guest/build are stubs) and boots the
+# fake QEMU on the fake cache; prints its path.
+run_sh_sandbox()
+{
+	local sb
+	sb=$(sandbox "$1")
+	fake_cache
+	fake_qemu "$sb"
+	stub "$sb/kernels/build" 'touch "$(dirname "$0")/BUILT"'
+	stub "$sb/guest/build" 'exit 0'
+	echo 'bl_deps_install() { :; }' >>"$sb/lib/deps.sh"
+	echo "$sb"
+}
+
+# A run whose boots are all ok but whose analysis fails is no success:
+# ./run.sh compare exits 4, saying the analysis failed and where the run is.
+test_compare_analysis_fails()
+{
+	local sb out rc=0
+	local small=(--variants pre --disks virtio --pressure none --reps 1 --jobs smoke-randread
+		--probe-jobs none --integrity-jobs none --pressure-disks none --accel tcg)
+	sb=$(run_sh_sandbox analysis-fails)
+	stub "$sb/bench/analyze" 'echo "analyze: Traceback (most recent call last)" >&2; exit 1'
+	out=$("$sb/run.sh" compare "${small[@]}" --run-id an-fail 2>&1) || rc=$?
+	[ $rc = 4 ] && grep -q "analysis failed (exit 1); the raw results are intact: $sb/results/an-fail\$" <<<"$out" &&
+		t_ok "run.sh compare: a failed analysis exits 4, naming the run" ||
+		t_fail "run.sh compare: a failed analysis exits 4, naming the run" "exit $rc" "$(tail -n 5 <<<"$out")"
+
+	rc=0
+	stub "$sb/bench/analyze" 'exit 0'
+	out=$("$sb/run.sh" compare "${small[@]}" --run-id an-ok 2>&1) || rc=$?
+	[ $rc = 0 ] && grep -q "results: $sb/results/an-ok\$" <<<"$out" &&
+		t_ok "run.sh compare: boots and analysis ok: exit 0" ||
+		t_fail "run.sh compare: boots and analysis ok: exit 0" "exit $rc" "$(tail -n 5 <<<"$out")"
+}
+
 # --- bench/compare: Ctrl-C at any point -------------------------------------
 
 # interrupt_run NAME MARKER COMPARE_ARGS...: start compare in its own
@@ -997,7 +1036,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 57
+t_plan 59
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -1008,6 +1047,7 @@ test_gen_initramfs
 test_guest_run_disks
 test_boot_status
 test_plan_options
+test_compare_analysis_fails
 test_compare_interrupt
 test_dry_run
 test_clocks

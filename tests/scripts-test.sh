@@ -552,6 +552,47 @@ test_compare_analysis_fails()
 		t_fail "run.sh compare: boots and analysis ok: exit 0" "exit $rc" "$(tail -n 5 <<<"$out")"
 }
 
+# --- bench/compare: two runs checking their job files at once ---------------
+
+# Two compares whose guest fio rejects their job files at the same moment
+# (a fake fio that waits for the other's before it exits): each shows
+# fio's complaint about its own job file, not the other run's.
+test_parse_out_private()
+{
+	local sb a b rca=0 rcb=0 ok=1 x
+	sb=$(sandbox parse-out)
+	fake_cache
+	stub "$BL_CACHE/guest/bin/fio" <<-EOF
+	[ "\$1" = --help ] && exit 0
+	echo "fio: cannot parse \$(basename "\${@: -1}")"
+	touch "$WORK/fio-barrier.\$\$"
+	for i in \$(seq 1 100); do
+		[ \$(ls "$WORK"/fio-barrier.* | wc -l) -ge 2 ] && break
+		sleep 0.1
+	done
+	exit 1
+	EOF
+	for x in a b; do
+		mkdir -p "$WORK/jobs-$x"
+		printf '[bad-%s]\nrw=read\n' $x >"$WORK/jobs-$x/bad-$x.fio"
+		"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+			--jobs bad-$x --probe-jobs none --integrity-jobs none --pressure-disks none \
+			--jobs-dir "$WORK/jobs-$x" --accel tcg --run-id parse-$x >"$WORK/parse-$x.out" 2>&1 &
+		eval "pid_$x=\$!"
+	done
+	wait "$pid_a" || rca=$?
+	wait "$pid_b" || rcb=$?
+	for x in a b; do
+		grep -qx "  fio: cannot parse bad-$x.fio" "$WORK/parse-$x.out" &&
+			! grep -q "cannot parse bad-[^$x]" "$WORK/parse-$x.out" || ok=''
+	done
+	fake_cache
+	[ -n "$ok" ] && [ $rca != 0 ] && [ $rcb != 0 ] &&
+		t_ok "compare: two runs rejected by fio at once each show their own job file's error" ||
+		t_fail "compare: two runs rejected by fio at once each show their own job file's error" \
+			"exit $rca, $rcb" "a: $(cat "$WORK/parse-a.out")" "b: $(cat "$WORK/parse-b.out")"
+}
+
 # --- bench/compare: Ctrl-C at any point -------------------------------------
 
 # interrupt_run NAME MARKER COMPARE_ARGS...: start compare in its own
@@ -1036,7 +1077,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 59
+t_plan 60
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -1048,6 +1089,7 @@ test_guest_run_disks
 test_boot_status
 test_plan_options
 test_compare_analysis_fails
+test_parse_out_private
 test_compare_interrupt
 test_dry_run
 test_clocks

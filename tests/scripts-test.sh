@@ -957,6 +957,36 @@ test_pressure_boots()
 			"exit $rc" "$out"
 }
 
+# --- bench/compare: an unknown job is named as such ---------------------------
+
+# A job name with no job file is refused as an unknown job whichever list
+# names it, in a dry run too, before any other check of the lists (a probe
+# job not among the jobs, say) can blame something else.
+test_unknown_jobs()
+{
+	local sb out rc opt dry
+	local small=(--variants pre --disks virtio --pressure none --reps 1
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none
+		--pressure-disks none)
+	sb=$(sandbox unknown-jobs)
+	fake_cache
+	fake_qemu "$sb"	# (a job name let through must boot nothing)
+	for dry in '' --dry-run; do
+		for opt in --jobs --probe-jobs --integrity-jobs --pressure-jobs; do
+			rc=0
+			# (pressure jobs count only with pressure disks)
+			[ $opt != --pressure-jobs ] || opt="--pressure-disks ram --pressure-levels full24 $opt"
+			out=$("$sb/bench/compare" "${small[@]}" $opt nosuchjob $dry --accel tcg \
+				--run-id "uj${opt##* }$dry" 2>&1) || rc=$?
+			[ $rc != 0 ] && [ -z "$(ls "$sb/results")" ] &&
+			   grep -q "unknown job 'nosuchjob': job file not found: $sb/bench/jobs/nosuchjob.fio" <<<"$out" &&
+			   ! grep -q 'probe job' <<<"$out" &&
+				t_ok "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job" ||
+				t_fail "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job" "exit $rc" "$out"
+		done
+	done
+}
+
 # --- one description of the lab ------------------------------------------------
 
 # Adding a disk kind must not need code changed: no code line (comments
@@ -1077,7 +1107,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 60
+t_plan 68
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -1094,6 +1124,7 @@ test_compare_interrupt
 test_dry_run
 test_clocks
 test_pressure_boots
+test_unknown_jobs
 test_until_ci
 test_determinism_round
 test_lab_description

@@ -111,8 +111,11 @@ run_compare()
 	RC=0
 	# the plan and its time estimate only: no deps, no builds, no boots
 	case " $* " in *" --dry-run "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
+	# a bad argument is refused (exit 2) before anything is built: the
+	# dry run checks every argument and needs nothing built
+	"$BL_ROOT/bench/compare" --dry-run "$@" >/dev/null || exit $?
 	mapfile -t kernels < <(compare_kernels "$@")
-	bl_check_variants "${kernels[@]}"
+	(bl_check_variants "${kernels[@]}") || exit 2
 	cmd_deps
 	"$BL_ROOT/kernels/build" "${kernels[@]}"
 	"$BL_ROOT/guest/build"

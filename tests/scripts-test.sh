@@ -506,10 +506,10 @@ test_plan_options()
 		--jobs smoke-randread --probe-jobs none --integrity-jobs none \
 		--accel tcg --run-id plan-bad --job-timeout 5m \
 		>"$WORK/plan-bad.out" 2>&1 || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/plan-bad" ] &&
+	[ $rc = 2 ] && [ ! -e "$sb/results/plan-bad" ] &&
 	   grep -q "want a positive number, not '5m'" "$WORK/plan-bad.out" &&
-		t_ok "compare --job-timeout 5m refused before the run" ||
-		t_fail "compare --job-timeout 5m refused before the run" "exit $rc" \
+		t_ok "compare --job-timeout 5m refused before the run (exit 2)" ||
+		t_fail "compare --job-timeout 5m refused before the run (exit 2)" "exit $rc" \
 			"$(tail -n 3 "$WORK/plan-bad.out")"
 }
 
@@ -730,9 +730,9 @@ test_determinism_round()
 	"$sb/bench/compare" --variants pre --disks ram@insn --pressure none --reps 1 \
 		--jobs smoke-randread --probe-jobs none --integrity-jobs none --accel tcg \
 		--pressure-disks none -j 0 --run-id det-bad >"$WORK/det-bad.out" 2>&1 || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/det-bad" ] && grep -q "^bouncelab: error: -j wants a positive number" "$WORK/det-bad.out" &&
-		t_ok "compare -j 0 refused before the run" ||
-		t_fail "compare -j 0 refused before the run" "exit $rc" "$(tail -n 3 "$WORK/det-bad.out")"
+	[ $rc = 2 ] && [ ! -e "$sb/results/det-bad" ] && grep -q "^bouncelab: error: -j wants a positive number" "$WORK/det-bad.out" &&
+		t_ok "compare -j 0 refused before the run (exit 2)" ||
+		t_fail "compare -j 0 refused before the run (exit 2)" "exit $rc" "$(tail -n 3 "$WORK/det-bad.out")"
 }
 
 boot_clock()
@@ -856,16 +856,16 @@ test_dry_run()
 # --- bench/compare: pressure boots -------------------------------------------
 
 # refused_before_run WHAT RUN_ID MESSAGE ARGS...: compare (the sandbox $sb,
-# the arguments ${small[@]} of the caller) with ARGS exits non-zero with
-# MESSAGE and leaves no run folder.
+# the arguments ${small[@]} of the caller) with ARGS exits 2, a bad
+# argument, with MESSAGE and leaves no run folder.
 refused_before_run()
 {
 	local what=$1 id=$2 msg=$3 rc=0 out
 	shift 3
-	out=$("$sb/bench/compare" "${small[@]}" "$@" --accel tcg --run-id "$id" 2>&1) || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/$id" ] && grep -qF -- "$msg" <<<"$out" &&
-		t_ok "compare: $what is refused before the run" ||
-		t_fail "compare: $what is refused before the run" "exit $rc" "$out"
+	out=$("$sb/bench/compare" "${small[@]}" --accel tcg --run-id "$id" "$@" 2>&1) || rc=$?
+	[ $rc = 2 ] && [ ! -e "$sb/results/$id" ] && grep -qF -- "$msg" <<<"$out" &&
+		t_ok "compare: $what is refused before the run (exit 2)" ||
+		t_fail "compare: $what is refused before the run (exit 2)" "exit $rc" "$out"
 }
 
 # The pressure_disks entries are booted again under each pressure level,
@@ -978,13 +978,84 @@ test_unknown_jobs()
 			[ $opt != --pressure-jobs ] || opt="--pressure-disks ram --pressure-levels full24 $opt"
 			out=$("$sb/bench/compare" "${small[@]}" $opt nosuchjob $dry --accel tcg \
 				--run-id "uj${opt##* }$dry" 2>&1) || rc=$?
-			[ $rc != 0 ] && [ -z "$(ls "$sb/results")" ] &&
+			[ $rc = 2 ] && [ -z "$(ls "$sb/results")" ] &&
 			   grep -q "unknown job 'nosuchjob': job file not found: $sb/bench/jobs/nosuchjob.fio" <<<"$out" &&
 			   ! grep -q 'probe job' <<<"$out" &&
-				t_ok "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job" ||
-				t_fail "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job" "exit $rc" "$out"
+				t_ok "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job (exit 2)" ||
+				t_fail "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job (exit 2)" "exit $rc" "$out"
 		done
 	done
+}
+
+# --- bench/compare, ./run.sh compare: a bad argument exits 2 -------------------
+
+# Every refused argument exits 2 with its message, before any run folder
+# (and, through ./run.sh compare, before anything is built); what is not
+# built or missing on the host stays exit 1.
+test_bad_arguments()
+{
+	local sb out rc what
+	local small=(--variants pre --disks virtio --pressure none --reps 2
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none
+		--pressure-disks none)
+	sb=$(run_sh_sandbox bad-args)
+	stub "$BL_CACHE/guest/bin/fio" '[ "$1" = --help ] || [[ ${@: -1} != */bad.fio ]]'
+	printf '[bad]\nrw=sideways\n' >"$WORK/bad.fio"
+	cp "$sb/bench/jobs/smoke-randread.fio" "$WORK/"
+	mkdir -p "$sb/results/taken"
+
+	refused_before_run "an unknown variant" ba-variant "unknown variant 'nosuch'" --variants pre,nosuch
+	refused_before_run "--reps 0" ba-reps "--reps wants a positive number, not '0'" --reps 0
+	refused_before_run "--exact-reps 0" ba-exact "--exact-reps wants a positive number, not '0'" --exact-reps 0
+	refused_before_run "--integrity-reps x" ba-ireps "--integrity-reps wants a positive number, not 'x'" --integrity-reps x
+	refused_before_run "--integrity-reps 1 with no other jobs" ba-ireps-only "with no other jobs the boots of reps 2-2 would run nothing" \
+		--jobs none --integrity-jobs smoke-randread --integrity-reps 1
+	refused_before_run "-j 0" ba-j "-j wants a positive number of boots side by side, not '0'" -j 0
+	refused_before_run "an unreadable --sshloginfile" ba-ssh "--sshloginfile: cannot read '$WORK/no-such-file'" \
+		--sshloginfile "$WORK/no-such-file"
+	refused_before_run "an unknown matrix set" ba-set "no matrix set 'nosuch' in bench/matrix" --set nosuch
+	refused_before_run "--accel fast" ba-accel "--accel is auto, tcg or kvm, not 'fast'" --accel fast
+	refused_before_run "--timeout 0" ba-timeout "--timeout wants seconds, not '0'" --timeout 0
+	refused_before_run "--until-ci x" ba-until "--until-ci wants a percentage, not 'x'" --until-ci x
+	refused_before_run "--budget-min 0" ba-budget "--budget-min wants minutes, not '0'" --budget-min 0
+	refused_before_run "--lowfree-mb 0" ba-lowfree "--lowfree-mb wants MiB, not '0'" --lowfree-mb 0
+	refused_before_run "a disk entry's reps of 0" ba-disk0 "disk entry 'virtio:0': the reps after ':' must be a positive number" --disks virtio:0
+	refused_before_run "an empty matrix" ba-empty "empty matrix" --jobs none --integrity-reps 2
+	refused_before_run "a probe job not among the jobs" ba-probe "probe job 'lat-randread-4k-qd1' is not among the jobs" \
+		--probe-jobs lat-randread-4k-qd1
+	refused_before_run "a job file fio rejects" ba-fio "fio rejects job file $WORK/bad.fio" --jobs-dir "$WORK" --jobs bad
+	refused_before_run "an unknown option" ba-option "unknown option '--bogus'" --bogus
+	refused_before_run "a run id already taken" ba-taken "results/taken exists; a run never overwrites another" \
+		--run-id taken
+
+	# an option without its value, at the end of the line
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --accel tcg --reps 2>&1) || rc=$?
+	[ $rc = 2 ] && grep -qx "bouncelab: error: --reps wants a value" <<<"$out" &&
+		t_ok "compare: an option without its value is refused (exit 2)" ||
+		t_fail "compare: an option without its value is refused (exit 2)" "exit $rc" "$out"
+
+	# not built: no guest fio in an empty cache
+	rc=0
+	out=$(BOUNCELAB_CACHE=$WORK/empty-cache "$sb/bench/compare" "${small[@]}" --accel tcg \
+		--run-id ba-unbuilt 2>&1) || rc=$?
+	[ $rc = 1 ] && [ ! -e "$sb/results/ba-unbuilt" ] && grep -q "no guest fio at" <<<"$out" &&
+		t_ok "compare: nothing built is refused with exit 1, not 2" ||
+		t_fail "compare: nothing built is refused with exit 1, not 2" "exit $rc" "$out"
+
+	# ./run.sh compare passes the 2 on, having built nothing
+	for what in "--variants pre,nosuch|unknown variant 'nosuch'" \
+		"--reps 0|--reps wants a positive number, not '0'" \
+		"--set nosuch|no matrix set 'nosuch'"; do
+		rc=0
+		out=$("$sb/run.sh" compare "${small[@]}" ${what%%|*} --accel tcg --run-id ba-run 2>&1) || rc=$?
+		[ $rc = 2 ] && [ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/results/ba-run" ] &&
+		   grep -qF -- "${what#*|}" <<<"$out" &&
+			t_ok "run.sh compare ${what%%|*}: exit 2 before building anything" ||
+			t_fail "run.sh compare ${what%%|*}: exit 2 before building anything" "exit $rc" \
+				"built: $(ls "$sb/kernels/BUILT" 2>&1)" "$out"
+	done
+	fake_cache
 }
 
 # --- one description of the lab ------------------------------------------------
@@ -1107,7 +1178,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 68
+t_plan 92
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -1125,6 +1196,7 @@ test_dry_run
 test_clocks
 test_pressure_boots
 test_unknown_jobs
+test_bad_arguments
 test_until_ci
 test_determinism_round
 test_lab_description

@@ -372,6 +372,71 @@ test_gen_initramfs()
 		t_fail "gen-initramfs: same spec, same bytes"
 }
 
+# --- guest/build: the initramfs of two builds at once ------------------------
+
+# guest_build_sandbox: a sandbox whose guest/build finds busybox, fio and
+# the helpers built (fakes in $WORK/ib-cache; fio 4 MiB, so packing takes
+# a while); fetch-busybox.sh waits until IB_BUILDS builds have reached it,
+# so they pack the initramfs at the same moment. Prints its path.
+guest_build_sandbox()
+{
+	local sb bin=$WORK/ib-cache/guest/bin f
+	sb=$(sandbox initramfs-build)
+	mkdir -p "$bin"
+	for f in busybox labmon memhog copyref lowhog; do echo "fake $f" >"$bin/$f"; done
+	head -c 4194304 /dev/urandom >"$bin/fio"
+	echo 'sha256: fake' >"$bin/busybox.version"
+	echo 'sha256: fake' >"$bin/fio.version"
+	stub "$sb/guest/busybox/fetch-busybox.sh" <<-EOF
+	touch "$WORK/ib-barrier.\$PPID"
+	for i in \$(seq 1 100); do
+		[ \$(ls "$WORK"/ib-barrier.* | wc -l) -ge \${IB_BUILDS:-1} ] && exit 0
+		sleep 0.1
+	done
+	EOF
+	stub "$sb/guest/fio/build-fio.sh" 'exit 0'
+	printf 'all:\n\t@:\n' >"$sb/guest/helpers/Makefile"
+	echo "$sb"
+}
+
+# Two guest builds at once both succeed and leave a whole image; a third
+# finds it up to date; a changed helper makes a new one.
+test_initramfs_concurrent()
+{
+	local sb img=$WORK/ib-cache/guest/initramfs.cpio.gz rca=0 rcb=0 pa pb rc=0 before
+	sb=$(guest_build_sandbox)
+	BOUNCELAB_CACHE=$WORK/ib-cache IB_BUILDS=2 "$sb/guest/build" >"$WORK/ib-a.out" 2>&1 &
+	pa=$!
+	BOUNCELAB_CACHE=$WORK/ib-cache IB_BUILDS=2 "$sb/guest/build" >"$WORK/ib-b.out" 2>&1 &
+	pb=$!
+	wait $pa || rca=$?
+	wait $pb || rcb=$?
+	[ $rca = 0 ] && [ $rcb = 0 ] && gzip -t "$img" 2>/dev/null &&
+	   [ -z "$(ls "$WORK/ib-cache/guest" | grep '\.tmp')" ] &&
+		t_ok "guest/build: two builds at once both succeed, the image whole" ||
+		t_fail "guest/build: two builds at once both succeed, the image whole" "exit $rca, $rcb" \
+			"$(tail -n 3 "$WORK/ib-a.out")" "$(tail -n 3 "$WORK/ib-b.out")"
+
+	before=$(stat -c '%i %Y' "$img" 2>/dev/null)
+	sleep 1
+	BOUNCELAB_CACHE=$WORK/ib-cache "$sb/guest/build" >"$WORK/ib-c.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ "$(stat -c '%i %Y' "$img")" = "$before" ] &&
+	   grep -q "guest initramfs: $img is up to date" "$WORK/ib-c.out" &&
+		t_ok "guest/build: inputs unchanged, the initramfs is not packed again" ||
+		t_fail "guest/build: inputs unchanged, the initramfs is not packed again" "exit $rc" \
+			"$(tail -n 3 "$WORK/ib-c.out")"
+
+	rc=0
+	echo "new labmon" >"$WORK/ib-cache/guest/bin/labmon"
+	BOUNCELAB_CACHE=$WORK/ib-cache "$sb/guest/build" >"$WORK/ib-d.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ "$(stat -c '%i %Y' "$img")" != "$before" ] &&
+	   gzip -dc "$img" | grep -aq 'new labmon' &&
+		t_ok "guest/build: a changed helper makes a new initramfs" ||
+		t_fail "guest/build: a changed helper makes a new initramfs" "exit $rc" \
+			"$(tail -n 3 "$WORK/ib-d.out")"
+	rm -f "$WORK"/ib-barrier.*
+}
+
 # --- bench/guest-run: data disks never left behind --------------------------
 
 # The disk images a boot left behind (bench/boot-bundle makes them in a
@@ -1178,7 +1243,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 92
+t_plan 95
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -1186,6 +1251,7 @@ test_checkpatch_crash
 test_lock_bounds
 test_guest_private_apt
 test_gen_initramfs
+test_initramfs_concurrent
 test_guest_run_disks
 test_boot_status
 test_plan_options

@@ -30,7 +30,10 @@ commands:
   compare [OPTIONS]     the benchmark: build what is missing, boot the matrix
                         (bench/matrix), analyse; see 'bench/compare --help'.
                         'compare --dry-run' only lists the boots and
-                        estimates their time, building nothing
+                        estimates their time, building nothing. Exit as
+                        bench/compare's (0 ok, 1 no boot ok, 2 bad
+                        arguments, 3 some boots failed, 130 interrupted),
+                        or 4: every boot ok but the analysis failed
   report RUN-ID         redo the analysis and plots of a run in results/
   versions [OPTIONS]    every base's stock (and fixed) kernel on the same
                         disks, interleaved (matrix set "versions"; options
@@ -100,15 +103,19 @@ compare_kernels()
 }
 
 # Build what the compare arguments need, boot, analyse: sets RUN (the run
-# folder) and RC (bench/compare's exit status); exits if no run folder.
+# folder) and RC (bench/compare's exit status, or 4 when every boot was ok
+# but the analysis failed); exits if no run folder.
 run_compare()
 {
-	local kernels
+	local kernels arc=0
 	RC=0
 	# the plan and its time estimate only: no deps, no builds, no boots
 	case " $* " in *" --dry-run "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
+	# a bad argument is refused (exit 2) before anything is built: the
+	# dry run checks every argument and needs nothing built
+	"$BL_ROOT/bench/compare" --dry-run "$@" >/dev/null || exit $?
 	mapfile -t kernels < <(compare_kernels "$@")
-	bl_check_variants "${kernels[@]}"
+	(bl_check_variants "${kernels[@]}") || exit 2
 	cmd_deps
 	"$BL_ROOT/kernels/build" "${kernels[@]}"
 	"$BL_ROOT/guest/build"
@@ -119,8 +126,13 @@ run_compare()
 		exit $RC
 	fi
 	if [ -x "$BL_ROOT/bench/analyze" ]; then
-		"$BL_ROOT/bench/analyze" "$RUN" ||
-			bl_log "analysis failed; the raw results are intact"
+		"$BL_ROOT/bench/analyze" "$RUN" || arc=$?
+	fi
+	if [ $arc != 0 ]; then
+		bl_log "analysis failed (exit $arc); the raw results are intact: $RUN"
+		# a failed boot says more than the analysis that failed after it
+		[ $RC != 0 ] || RC=4
+		return
 	fi
 	bl_log "results: $RUN"
 }
@@ -128,7 +140,8 @@ run_compare()
 cmd_compare()
 {
 	run_compare "$@"
-	bl_log "to track it over kernel versions: ./run.sh history $(basename "$RUN")"
+	[ $RC = 4 ] ||
+		bl_log "to track it over kernel versions: ./run.sh history $(basename "$RUN")"
 	exit $RC
 }
 

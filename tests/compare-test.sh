@@ -12,7 +12,7 @@
 #     marked failed with their serial logs, non-zero exit;
 #   - one failed boot among good ones: the good ones' results are all kept;
 #   - an unknown variant, a job file fio rejects, a reused run id: refused
-#     before any boot, with a clear message;
+#     before any boot, with a clear message and exit 2;
 #   - Ctrl-C: the run is left consistent and marked incomplete.
 # Kernels and the guest must be built (make test does both first).
 set -uo pipefail
@@ -259,17 +259,18 @@ test_partial()
 	fi
 }
 
-# expect_refused NAME PATTERN ARGS...: refused before any boot.
+# expect_refused NAME PATTERN ARGS...: refused before any boot, exit 2
+# (a bad argument).
 expect_refused()
 {
 	local name=$1 pattern=$2 rc=0
 	shift 2
 	"$@" >"$WORK/$name.out" 2>&1 || rc=$?
-	if [ $rc != 0 ] && grep -q -- "$pattern" "$WORK/$name.out" &&
+	if [ $rc = 2 ] && grep -q -- "$pattern" "$WORK/$name.out" &&
 	   ! grep -q 'boot 1/' "$WORK/$name.out"; then
-		t_ok "$name refused before booting (exit $rc)"
+		t_ok "$name refused before booting (exit 2)"
 	else
-		t_fail "$name refused before booting" "exit $rc" "$(tail -n 5 "$WORK/$name.out")"
+		t_fail "$name refused before booting (exit 2)" "exit $rc" "$(tail -n 5 "$WORK/$name.out")"
 	fi
 }
 

@@ -372,6 +372,71 @@ test_gen_initramfs()
 		t_fail "gen-initramfs: same spec, same bytes"
 }
 
+# --- guest/build: the initramfs of two builds at once ------------------------
+
+# guest_build_sandbox: a sandbox whose guest/build finds busybox, fio and
+# the helpers built (fakes in $WORK/ib-cache; fio 4 MiB, so packing takes
+# a while); fetch-busybox.sh waits until IB_BUILDS builds have reached it,
+# so they pack the initramfs at the same moment. Prints its path.
+guest_build_sandbox()
+{
+	local sb bin=$WORK/ib-cache/guest/bin f
+	sb=$(sandbox initramfs-build)
+	mkdir -p "$bin"
+	for f in busybox labmon memhog copyref lowhog; do echo "fake $f" >"$bin/$f"; done
+	head -c 4194304 /dev/urandom >"$bin/fio"
+	echo 'sha256: fake' >"$bin/busybox.version"
+	echo 'sha256: fake' >"$bin/fio.version"
+	stub "$sb/guest/busybox/fetch-busybox.sh" <<-EOF
+	touch "$WORK/ib-barrier.\$PPID"
+	for i in \$(seq 1 100); do
+		[ \$(ls "$WORK"/ib-barrier.* | wc -l) -ge \${IB_BUILDS:-1} ] && exit 0
+		sleep 0.1
+	done
+	EOF
+	stub "$sb/guest/fio/build-fio.sh" 'exit 0'
+	printf 'all:\n\t@:\n' >"$sb/guest/helpers/Makefile"
+	echo "$sb"
+}
+
+# Two guest builds at once both succeed and leave a whole image; a third
+# finds it up to date; a changed helper makes a new one.
+test_initramfs_concurrent()
+{
+	local sb img=$WORK/ib-cache/guest/initramfs.cpio.gz rca=0 rcb=0 pa pb rc=0 before
+	sb=$(guest_build_sandbox)
+	BOUNCELAB_CACHE=$WORK/ib-cache IB_BUILDS=2 "$sb/guest/build" >"$WORK/ib-a.out" 2>&1 &
+	pa=$!
+	BOUNCELAB_CACHE=$WORK/ib-cache IB_BUILDS=2 "$sb/guest/build" >"$WORK/ib-b.out" 2>&1 &
+	pb=$!
+	wait $pa || rca=$?
+	wait $pb || rcb=$?
+	[ $rca = 0 ] && [ $rcb = 0 ] && gzip -t "$img" 2>/dev/null &&
+	   [ -z "$(ls "$WORK/ib-cache/guest" | grep '\.tmp')" ] &&
+		t_ok "guest/build: two builds at once both succeed, the image whole" ||
+		t_fail "guest/build: two builds at once both succeed, the image whole" "exit $rca, $rcb" \
+			"$(tail -n 3 "$WORK/ib-a.out")" "$(tail -n 3 "$WORK/ib-b.out")"
+
+	before=$(stat -c '%i %Y' "$img" 2>/dev/null)
+	sleep 1
+	BOUNCELAB_CACHE=$WORK/ib-cache "$sb/guest/build" >"$WORK/ib-c.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ "$(stat -c '%i %Y' "$img")" = "$before" ] &&
+	   grep -q "guest initramfs: $img is up to date" "$WORK/ib-c.out" &&
+		t_ok "guest/build: inputs unchanged, the initramfs is not packed again" ||
+		t_fail "guest/build: inputs unchanged, the initramfs is not packed again" "exit $rc" \
+			"$(tail -n 3 "$WORK/ib-c.out")"
+
+	rc=0
+	echo "new labmon" >"$WORK/ib-cache/guest/bin/labmon"
+	BOUNCELAB_CACHE=$WORK/ib-cache "$sb/guest/build" >"$WORK/ib-d.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ "$(stat -c '%i %Y' "$img")" != "$before" ] &&
+	   gzip -dc "$img" | grep -aq 'new labmon' &&
+		t_ok "guest/build: a changed helper makes a new initramfs" ||
+		t_fail "guest/build: a changed helper makes a new initramfs" "exit $rc" \
+			"$(tail -n 3 "$WORK/ib-d.out")"
+	rm -f "$WORK"/ib-barrier.*
+}
+
 # --- bench/guest-run: data disks never left behind --------------------------
 
 # The disk images a boot left behind (bench/boot-bundle makes them in a
@@ -411,6 +476,67 @@ test_guest_run_disks()
 			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-int.out")"
 }
 
+# --- bench/qemu-boot, bench/boot-status: why a boot failed --------------------
+
+# fake_qemu_system DIR: a qemu-system-i386 in DIR for the real
+# bench/qemu-boot. FAKE_QEMU=truncated: the guest writes its status, then
+# the results disk's tar stream is cut short; FAKE_QEMU=sigkill: QEMU is
+# killed by SIGKILL 1 s into the boot.
+fake_qemu_system()
+{
+	stub "$1/qemu-system-i386" <<-'EOF'
+	log='' results=''
+	for a in "$@"; do
+		case $a in
+		file:*) log=${a#file:} ;;
+		*file=*results.img*) results=${a#*file=}; results=${results%%,*} ;;
+		esac
+	done
+	echo 'BOUNCELAB-GUEST: init started' >"$log"
+	case ${FAKE_QEMU:-} in
+	sigkill)
+		sleep 1
+		kill -KILL $$ ;;
+	truncated)
+		g=$(mktemp -d)
+		echo ok >"$g/status"
+		head -c 65536 /dev/urandom >"$g/fio.json"
+		tar -cf "$g.tar" -C "$g" status fio.json
+		head -c 20000 "$g.tar" >"$results"
+		rm -rf "$g" "$g.tar"
+		echo 'BOUNCELAB-GUEST: done' >>"$log" ;;
+	esac
+	EOF
+}
+
+# A boot's status names what went wrong: a results tar stream cut short
+# is no "ok", and a QEMU killed by a signal 1 s in was not the bound.
+test_boot_status()
+{
+	local sb out rc
+	sb=$(sandbox boot-status)
+	fake_cache
+	fake_qemu_system "$WORK/fakebin-qemu"
+	GR=("$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1 -t 900)
+
+	out=$WORK/bs-trunc rc=0
+	PATH=$WORK/fakebin-qemu:$PATH FAKE_QEMU=truncated "${GR[@]}" -o "$out" \
+		>"$WORK/bs-trunc.out" 2>&1 || rc=$?
+	[ $rc = 1 ] &&
+	   grep -q "^failed: the results disk's tar stream is truncated or broken" "$out/status" &&
+		t_ok "guest-run: a truncated results tar stream fails the boot, saying so" ||
+		t_fail "guest-run: a truncated results tar stream fails the boot, saying so" "exit $rc" \
+			"status: $(cat "$out/status" 2>/dev/null)" "$(tail -n 3 "$WORK/bs-trunc.out")"
+
+	out=$WORK/bs-kill rc=0
+	PATH=$WORK/fakebin-qemu:$PATH FAKE_QEMU=sigkill "${GR[@]}" -o "$out" \
+		>"$WORK/bs-kill.out" 2>&1 || rc=$?
+	[ $rc = 1 ] && [ "$(cat "$out/status" 2>/dev/null)" = "failed: qemu killed by signal 9 (KILL)" ] &&
+		t_ok "guest-run: QEMU killed by SIGKILL 1 s in: 'qemu killed by signal 9 (KILL)', not the bound" ||
+		t_fail "guest-run: QEMU killed by SIGKILL 1 s in: 'qemu killed by signal 9 (KILL)', not the bound" \
+			"exit $rc" "status: $(cat "$out/status" 2>/dev/null)" "$(tail -n 3 "$WORK/bs-kill.out")"
+}
+
 # --- the guest's plan variables from the host --------------------------------
 
 test_plan_options()
@@ -445,11 +571,91 @@ test_plan_options()
 		--jobs smoke-randread --probe-jobs none --integrity-jobs none \
 		--accel tcg --run-id plan-bad --job-timeout 5m \
 		>"$WORK/plan-bad.out" 2>&1 || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/plan-bad" ] &&
+	[ $rc = 2 ] && [ ! -e "$sb/results/plan-bad" ] &&
 	   grep -q "want a positive number, not '5m'" "$WORK/plan-bad.out" &&
-		t_ok "compare --job-timeout 5m refused before the run" ||
-		t_fail "compare --job-timeout 5m refused before the run" "exit $rc" \
+		t_ok "compare --job-timeout 5m refused before the run (exit 2)" ||
+		t_fail "compare --job-timeout 5m refused before the run (exit 2)" "exit $rc" \
 			"$(tail -n 3 "$WORK/plan-bad.out")"
+}
+
+# --- ./run.sh compare: the analysis's failure is the run's ------------------
+
+# run_sh_sandbox NAME: a sandbox whose ./run.sh compare installs and builds
+# nothing (deps, kernels/build and guest/build are stubs) and boots the
+# fake QEMU on the fake cache; prints its path.
+run_sh_sandbox()
+{
+	local sb
+	sb=$(sandbox "$1")
+	fake_cache
+	fake_qemu "$sb"
+	stub "$sb/kernels/build" 'touch "$(dirname "$0")/BUILT"'
+	stub "$sb/guest/build" 'exit 0'
+	echo 'bl_deps_install() { :; }' >>"$sb/lib/deps.sh"
+	echo "$sb"
+}
+
+# A run whose boots are all ok but whose analysis fails is no success:
+# ./run.sh compare exits 4, saying the analysis failed and where the run is.
+test_compare_analysis_fails()
+{
+	local sb out rc=0
+	local small=(--variants pre --disks virtio --pressure none --reps 1 --jobs smoke-randread
+		--probe-jobs none --integrity-jobs none --pressure-disks none --accel tcg)
+	sb=$(run_sh_sandbox analysis-fails)
+	stub "$sb/bench/analyze" 'echo "analyze: Traceback (most recent call last)" >&2; exit 1'
+	out=$("$sb/run.sh" compare "${small[@]}" --run-id an-fail 2>&1) || rc=$?
+	[ $rc = 4 ] && grep -q "analysis failed (exit 1); the raw results are intact: $sb/results/an-fail\$" <<<"$out" &&
+		t_ok "run.sh compare: a failed analysis exits 4, naming the run" ||
+		t_fail "run.sh compare: a failed analysis exits 4, naming the run" "exit $rc" "$(tail -n 5 <<<"$out")"
+
+	rc=0
+	stub "$sb/bench/analyze" 'exit 0'
+	out=$("$sb/run.sh" compare "${small[@]}" --run-id an-ok 2>&1) || rc=$?
+	[ $rc = 0 ] && grep -q "results: $sb/results/an-ok\$" <<<"$out" &&
+		t_ok "run.sh compare: boots and analysis ok: exit 0" ||
+		t_fail "run.sh compare: boots and analysis ok: exit 0" "exit $rc" "$(tail -n 5 <<<"$out")"
+}
+
+# --- bench/compare: two runs checking their job files at once ---------------
+
+# Two compares whose guest fio rejects their job files at the same moment
+# (a fake fio that waits for the other's before it exits): each shows
+# fio's complaint about its own job file, not the other run's.
+test_parse_out_private()
+{
+	local sb a b rca=0 rcb=0 ok=1 x
+	sb=$(sandbox parse-out)
+	fake_cache
+	stub "$BL_CACHE/guest/bin/fio" <<-EOF
+	[ "\$1" = --help ] && exit 0
+	echo "fio: cannot parse \$(basename "\${@: -1}")"
+	touch "$WORK/fio-barrier.\$\$"
+	for i in \$(seq 1 100); do
+		[ \$(ls "$WORK"/fio-barrier.* | wc -l) -ge 2 ] && break
+		sleep 0.1
+	done
+	exit 1
+	EOF
+	for x in a b; do
+		mkdir -p "$WORK/jobs-$x"
+		printf '[bad-%s]\nrw=read\n' $x >"$WORK/jobs-$x/bad-$x.fio"
+		"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+			--jobs bad-$x --probe-jobs none --integrity-jobs none --pressure-disks none \
+			--jobs-dir "$WORK/jobs-$x" --accel tcg --run-id parse-$x >"$WORK/parse-$x.out" 2>&1 &
+		eval "pid_$x=\$!"
+	done
+	wait "$pid_a" || rca=$?
+	wait "$pid_b" || rcb=$?
+	for x in a b; do
+		grep -qx "  fio: cannot parse bad-$x.fio" "$WORK/parse-$x.out" &&
+			! grep -q "cannot parse bad-[^$x]" "$WORK/parse-$x.out" || ok=''
+	done
+	fake_cache
+	[ -n "$ok" ] && [ $rca != 0 ] && [ $rcb != 0 ] &&
+		t_ok "compare: two runs rejected by fio at once each show their own job file's error" ||
+		t_fail "compare: two runs rejected by fio at once each show their own job file's error" \
+			"exit $rca, $rcb" "a: $(cat "$WORK/parse-a.out")" "b: $(cat "$WORK/parse-b.out")"
 }
 
 # --- bench/compare: Ctrl-C at any point -------------------------------------
@@ -589,9 +795,9 @@ test_determinism_round()
 	"$sb/bench/compare" --variants pre --disks ram@insn --pressure none --reps 1 \
 		--jobs smoke-randread --probe-jobs none --integrity-jobs none --accel tcg \
 		--pressure-disks none -j 0 --run-id det-bad >"$WORK/det-bad.out" 2>&1 || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/det-bad" ] && grep -q "^bouncelab: error: -j wants a positive number" "$WORK/det-bad.out" &&
-		t_ok "compare -j 0 refused before the run" ||
-		t_fail "compare -j 0 refused before the run" "exit $rc" "$(tail -n 3 "$WORK/det-bad.out")"
+	[ $rc = 2 ] && [ ! -e "$sb/results/det-bad" ] && grep -q "^bouncelab: error: -j wants a positive number" "$WORK/det-bad.out" &&
+		t_ok "compare -j 0 refused before the run (exit 2)" ||
+		t_fail "compare -j 0 refused before the run (exit 2)" "exit $rc" "$(tail -n 3 "$WORK/det-bad.out")"
 }
 
 boot_clock()
@@ -715,16 +921,16 @@ test_dry_run()
 # --- bench/compare: pressure boots -------------------------------------------
 
 # refused_before_run WHAT RUN_ID MESSAGE ARGS...: compare (the sandbox $sb,
-# the arguments ${small[@]} of the caller) with ARGS exits non-zero with
-# MESSAGE and leaves no run folder.
+# the arguments ${small[@]} of the caller) with ARGS exits 2, a bad
+# argument, with MESSAGE and leaves no run folder.
 refused_before_run()
 {
 	local what=$1 id=$2 msg=$3 rc=0 out
 	shift 3
-	out=$("$sb/bench/compare" "${small[@]}" "$@" --accel tcg --run-id "$id" 2>&1) || rc=$?
-	[ $rc != 0 ] && [ ! -e "$sb/results/$id" ] && grep -qF -- "$msg" <<<"$out" &&
-		t_ok "compare: $what is refused before the run" ||
-		t_fail "compare: $what is refused before the run" "exit $rc" "$out"
+	out=$("$sb/bench/compare" "${small[@]}" --accel tcg --run-id "$id" "$@" 2>&1) || rc=$?
+	[ $rc = 2 ] && [ ! -e "$sb/results/$id" ] && grep -qF -- "$msg" <<<"$out" &&
+		t_ok "compare: $what is refused before the run (exit 2)" ||
+		t_fail "compare: $what is refused before the run (exit 2)" "exit $rc" "$out"
 }
 
 # The pressure_disks entries are booted again under each pressure level,
@@ -814,6 +1020,107 @@ test_pressure_boots()
 		t_ok "guest-run -p full99: refused before any kernel or boot, naming the known pressures" ||
 		t_fail "guest-run -p full99: refused before any kernel or boot, naming the known pressures" \
 			"exit $rc" "$out"
+}
+
+# --- bench/compare: an unknown job is named as such ---------------------------
+
+# A job name with no job file is refused as an unknown job whichever list
+# names it, in a dry run too, before any other check of the lists (a probe
+# job not among the jobs, say) can blame something else.
+test_unknown_jobs()
+{
+	local sb out rc opt dry
+	local small=(--variants pre --disks virtio --pressure none --reps 1
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none
+		--pressure-disks none)
+	sb=$(sandbox unknown-jobs)
+	fake_cache
+	fake_qemu "$sb"	# (a job name let through must boot nothing)
+	for dry in '' --dry-run; do
+		for opt in --jobs --probe-jobs --integrity-jobs --pressure-jobs; do
+			rc=0
+			# (pressure jobs count only with pressure disks)
+			[ $opt != --pressure-jobs ] || opt="--pressure-disks ram --pressure-levels full24 $opt"
+			out=$("$sb/bench/compare" "${small[@]}" $opt nosuchjob $dry --accel tcg \
+				--run-id "uj${opt##* }$dry" 2>&1) || rc=$?
+			[ $rc = 2 ] && [ -z "$(ls "$sb/results")" ] &&
+			   grep -q "unknown job 'nosuchjob': job file not found: $sb/bench/jobs/nosuchjob.fio" <<<"$out" &&
+			   ! grep -q 'probe job' <<<"$out" &&
+				t_ok "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job (exit 2)" ||
+				t_fail "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job (exit 2)" "exit $rc" "$out"
+		done
+	done
+}
+
+# --- bench/compare, ./run.sh compare: a bad argument exits 2 -------------------
+
+# Every refused argument exits 2 with its message, before any run folder
+# (and, through ./run.sh compare, before anything is built); what is not
+# built or missing on the host stays exit 1.
+test_bad_arguments()
+{
+	local sb out rc what
+	local small=(--variants pre --disks virtio --pressure none --reps 2
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none
+		--pressure-disks none)
+	sb=$(run_sh_sandbox bad-args)
+	stub "$BL_CACHE/guest/bin/fio" '[ "$1" = --help ] || [[ ${@: -1} != */bad.fio ]]'
+	printf '[bad]\nrw=sideways\n' >"$WORK/bad.fio"
+	cp "$sb/bench/jobs/smoke-randread.fio" "$WORK/"
+	mkdir -p "$sb/results/taken"
+
+	refused_before_run "an unknown variant" ba-variant "unknown variant 'nosuch'" --variants pre,nosuch
+	refused_before_run "--reps 0" ba-reps "--reps wants a positive number, not '0'" --reps 0
+	refused_before_run "--exact-reps 0" ba-exact "--exact-reps wants a positive number, not '0'" --exact-reps 0
+	refused_before_run "--integrity-reps x" ba-ireps "--integrity-reps wants a positive number, not 'x'" --integrity-reps x
+	refused_before_run "--integrity-reps 1 with no other jobs" ba-ireps-only "with no other jobs the boots of reps 2-2 would run nothing" \
+		--jobs none --integrity-jobs smoke-randread --integrity-reps 1
+	refused_before_run "-j 0" ba-j "-j wants a positive number of boots side by side, not '0'" -j 0
+	refused_before_run "an unreadable --sshloginfile" ba-ssh "--sshloginfile: cannot read '$WORK/no-such-file'" \
+		--sshloginfile "$WORK/no-such-file"
+	refused_before_run "an unknown matrix set" ba-set "no matrix set 'nosuch' in bench/matrix" --set nosuch
+	refused_before_run "--accel fast" ba-accel "--accel is auto, tcg or kvm, not 'fast'" --accel fast
+	refused_before_run "--timeout 0" ba-timeout "--timeout wants seconds, not '0'" --timeout 0
+	refused_before_run "--until-ci x" ba-until "--until-ci wants a percentage, not 'x'" --until-ci x
+	refused_before_run "--budget-min 0" ba-budget "--budget-min wants minutes, not '0'" --budget-min 0
+	refused_before_run "--lowfree-mb 0" ba-lowfree "--lowfree-mb wants MiB, not '0'" --lowfree-mb 0
+	refused_before_run "a disk entry's reps of 0" ba-disk0 "disk entry 'virtio:0': the reps after ':' must be a positive number" --disks virtio:0
+	refused_before_run "an empty matrix" ba-empty "empty matrix" --jobs none --integrity-reps 2
+	refused_before_run "a probe job not among the jobs" ba-probe "probe job 'lat-randread-4k-qd1' is not among the jobs" \
+		--probe-jobs lat-randread-4k-qd1
+	refused_before_run "a job file fio rejects" ba-fio "fio rejects job file $WORK/bad.fio" --jobs-dir "$WORK" --jobs bad
+	refused_before_run "an unknown option" ba-option "unknown option '--bogus'" --bogus
+	refused_before_run "a run id already taken" ba-taken "results/taken exists; a run never overwrites another" \
+		--run-id taken
+
+	# an option without its value, at the end of the line
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --accel tcg --reps 2>&1) || rc=$?
+	[ $rc = 2 ] && grep -qx "bouncelab: error: --reps wants a value" <<<"$out" &&
+		t_ok "compare: an option without its value is refused (exit 2)" ||
+		t_fail "compare: an option without its value is refused (exit 2)" "exit $rc" "$out"
+
+	# not built: no guest fio in an empty cache
+	rc=0
+	out=$(BOUNCELAB_CACHE=$WORK/empty-cache "$sb/bench/compare" "${small[@]}" --accel tcg \
+		--run-id ba-unbuilt 2>&1) || rc=$?
+	[ $rc = 1 ] && [ ! -e "$sb/results/ba-unbuilt" ] && grep -q "no guest fio at" <<<"$out" &&
+		t_ok "compare: nothing built is refused with exit 1, not 2" ||
+		t_fail "compare: nothing built is refused with exit 1, not 2" "exit $rc" "$out"
+
+	# ./run.sh compare passes the 2 on, having built nothing
+	for what in "--variants pre,nosuch|unknown variant 'nosuch'" \
+		"--reps 0|--reps wants a positive number, not '0'" \
+		"--set nosuch|no matrix set 'nosuch'"; do
+		rc=0
+		out=$("$sb/run.sh" compare "${small[@]}" ${what%%|*} --accel tcg --run-id ba-run 2>&1) || rc=$?
+		[ $rc = 2 ] && [ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/results/ba-run" ] &&
+		   grep -qF -- "${what#*|}" <<<"$out" &&
+			t_ok "run.sh compare ${what%%|*}: exit 2 before building anything" ||
+			t_fail "run.sh compare ${what%%|*}: exit 2 before building anything" "exit $rc" \
+				"built: $(ls "$sb/kernels/BUILT" 2>&1)" "$out"
+	done
+	fake_cache
 }
 
 # --- one description of the lab ------------------------------------------------
@@ -936,7 +1243,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 55
+t_plan 95
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -944,12 +1251,18 @@ test_checkpatch_crash
 test_lock_bounds
 test_guest_private_apt
 test_gen_initramfs
+test_initramfs_concurrent
 test_guest_run_disks
+test_boot_status
 test_plan_options
+test_compare_analysis_fails
+test_parse_out_private
 test_compare_interrupt
 test_dry_run
 test_clocks
 test_pressure_boots
+test_unknown_jobs
+test_bad_arguments
 test_until_ci
 test_determinism_round
 test_lab_description

@@ -40,6 +40,8 @@ else
 fi
 # The base whose tree holds the merged series: the fidelity reference.
 REFERENCE_BASE=7.2
+# The stack of the series backported to 6.12.
+SERIES=6.12/remove-bounce
 EXCEPTIONS=$BL_PATCHES_DIR/checkpatch-exceptions
 # The override exists for tests/scripts-test.sh, which feeds it a
 # checkpatch.pl that crashes.
@@ -198,8 +200,9 @@ test_apply()
 			t_skip "$name" "$tree"
 		fi
 	done
-	[ "$(ls "$BL_PATCHES_DIR/series/"*.patch | wc -l)" = 7 ] &&
-		t_ok "series has 7 patches" || t_fail "series has 7 patches"
+	[ "$(ls "$BL_PATCHES_DIR/$SERIES/"*.patch | wc -l)" = 7 ] &&
+		t_ok "$SERIES has the series' 7 patches" ||
+		t_fail "$SERIES has the series' 7 patches"
 }
 
 # Every patch file, stacks of every base.

@@ -180,18 +180,18 @@ test_run_all_skipped()
 # --- tests/patches-test.sh: checkpatch.pl that crashes --------------------
 
 # checkpatch_with NAME PERL: patches-test.sh's checkpatch check of one patch
-# (lab/0001-x.patch, type FOO excused) run with PERL as checkpatch.pl.
+# (6.12/lab/0001-x.patch, type FOO excused) run with PERL as checkpatch.pl.
 checkpatch_with()
 {
 	local d=$WORK/checkpatch/$1
-	mkdir -p "$d/patches/lab"
-	printf 'Subject: [PATCH] x\n' >"$d/patches/lab/0001-x.patch"
-	printf 'lab/0001-x.patch FOO\n' >"$d/patches/checkpatch-exceptions"
+	mkdir -p "$d/patches/6.12/lab"
+	printf 'Subject: [PATCH] x\n' >"$d/patches/6.12/lab/0001-x.patch"
+	printf '6.12/lab/0001-x.patch FOO\n' >"$d/patches/checkpatch-exceptions"
 	printf '%s\n' "$2" >"$d/checkpatch.pl"
 	(
 		export BL_CHECKPATCH=$d/checkpatch.pl BOUNCELAB_PATCHES_DIR=$d/patches
 		. "$BL_ROOT/tests/patches-test.sh"
-		checkpatch_unexcused "$d/patches/lab/0001-x.patch"
+		checkpatch_unexcused "$d/patches/6.12/lab/0001-x.patch"
 	) >"$d/out" 2>&1
 }
 

@@ -2,9 +2,11 @@
 # Reading kernels/variants and the patch stacks it names. Source it after
 # lib/common.sh.
 #
-# Variants of the default base are named VARIANT, those of another base
-# BASE/VARIANT (kernels/bases); DEFAULT-BASE/VARIANT (6.12/post) is
-# accepted everywhere as another name of VARIANT.
+# kernels/variants names every variant BASE/VARIANT (kernels/bases). A
+# variant of the default base is called VARIANT (post): that short name is
+# the one its cache folder, a run's labels and the history use, and
+# DEFAULT-BASE/VARIANT (6.12/post) is accepted everywhere as another name
+# of it. A line without "BASE/" is a variant of the default base too.
 
 . "$BL_ROOT/lib/bases.sh"
 
@@ -12,15 +14,28 @@
 BL_VARIANTS_FILE=${BOUNCELAB_VARIANTS_FILE:-$BL_ROOT/kernels/variants}
 BL_PATCHES_DIR=${BOUNCELAB_PATCHES_DIR:-$BL_ROOT/kernels/patches}
 
+# kernels/variants without comments and blank lines, each line's name in
+# its canonical form (bl_variant_canonical).
+bl_variants_table()
+{
+	local def
+	def=$(bl_default_base) || exit 1
+	awk -v head="$def/" '!/^[[:space:]]*(#|$)/ {
+		if (index($1, head) == 1) $1 = substr($1, length(head) + 1)
+		print }' "$BL_VARIANTS_FILE"
+}
+
 # Variant names, one per line, in file order: those of the default base
 # (what a plain build and the tests build), or with --all every base's.
 bl_variants()
 {
-	awk -v all="${1:-}" '!/^[[:space:]]*(#|$)/ &&
-		(all == "--all" || $1 !~ /\//) { print $1 }' "$BL_VARIANTS_FILE"
+	local table
+	table=$(bl_variants_table) || exit 1
+	awk -v all="${1:-}" 'all == "--all" || $1 !~ /\// { print $1 }' <<<"$table"
 }
 
-# The name kernels/variants uses for $1: "6.12/post" -> "post".
+# The short name of $1 if it is a variant of the default base: "6.12/post"
+# -> "post"; any other name as it is.
 bl_variant_canonical()
 {
 	local def
@@ -31,11 +46,11 @@ bl_variant_canonical()
 # The stacks of variant $1, space separated; fails for an unknown variant.
 bl_variant_stacks()
 {
-	local stacks v
-	v=$(bl_variant_canonical "$1") || exit 1
-	stacks=$(awk -v v="$v" '!/^[[:space:]]*#/ && $1 == v {
+	local stacks table v
+	v=$(bl_variant_canonical "$1") && table=$(bl_variants_table) || exit 1
+	stacks=$(awk -v v="$v" '$1 == v {
 		$1 = ""; sub(/^ +/, ""); print; found = 1 }
-		END { exit !found }' "$BL_VARIANTS_FILE") ||
+		END { exit !found }' <<<"$table") ||
 		bl_die "unknown variant '$1' (known: $(bl_variants --all | tr '\n' ' '))"
 	echo "$stacks"
 }

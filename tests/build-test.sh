@@ -82,7 +82,7 @@ test_refusals()
 	# A stack whose second patch no longer applies: the lab patch twice.
 	mkdir -p "$patches/broken"
 	local first
-	first=$(ls "$BL_PATCHES_DIR"/lab/*.patch | head -n 1)
+	first=$(ls "$BL_PATCHES_DIR"/6.12/lab/*.patch | head -n 1)
 	cp "$first" "$patches/broken/0001-lab.patch"
 	cp "$first" "$patches/broken/0002-lab-again.patch"
 	printf 'bl-test-broken broken\n' >"$WORK/variants"

@@ -14,11 +14,10 @@
 #     the 7.2 tree (the usb-storage refusal, the removed symbols, config
 #     BOUNCE kept as in 6.16).
 #
-# Bases. kernels/patches/STACK is a stack for the default base, the Debian
-# linux-source-6.12 tree (its version decides the base's name, "6.12");
-# kernels/patches/BASE/STACK (BASE like "5.10", "7.2") is a stack for that
-# base, named "BASE/STACK" in kernels/variants. A base's pristine tree is
-# found, in this order:
+# Bases. kernels/patches/BASE/STACK (BASE like "6.12", "5.10", "7.2") is a
+# stack for that base, named "BASE/STACK" in kernels/variants; the default
+# base is the Debian linux-source-6.12 tree (its version decides the base's
+# name, "6.12"). A base's pristine tree is found, in this order:
 #   - the default base: $BL_CACHE/linux/linux-source-VERSION;
 #   - BOUNCELAB_TREE_<BASE with "." as "_"> (e.g. BOUNCELAB_TREE_7_2=/path):
 #     an unpacked linux-source-BASE tree;
@@ -40,6 +39,8 @@ else
 fi
 # The base whose tree holds the merged series: the fidelity reference.
 REFERENCE_BASE=7.2
+# The stack of the series backported to 6.12.
+SERIES=6.12/remove-bounce
 EXCEPTIONS=$BL_PATCHES_DIR/checkpatch-exceptions
 # The override exists for tests/scripts-test.sh, which feeds it a
 # checkpatch.pl that crashes.
@@ -47,30 +48,20 @@ CHECKPATCH=${BL_CHECKPATCH:-$PRISTINE/scripts/checkpatch.pl}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# A folder of kernels/patches named like a kernel version holds the stacks
-# of that base.
-is_base_dir()
-{
-	[[ $1 =~ ^[0-9]+\.[0-9]+$ ]]
-}
-
-# Every stack, one per line: "STACK" for the default base, "BASE/STACK".
+# Every stack, one per line, as "BASE/STACK": each folder of
+# kernels/patches/ holds the stacks of the base it is named after.
 all_stacks()
 {
 	local d s
 	for d in "$BL_PATCHES_DIR"/*/; do
-		d=$(basename "$d")
-		if is_base_dir "$d"; then
-			for s in "$BL_PATCHES_DIR/$d"/*/; do
-				[ -d "$s" ] && echo "$d/$(basename "$s")"
-			done
-		else
-			echo "$d"
-		fi
+		for s in "$d"*/; do
+			[ -d "$s" ] && echo "$(basename "$d")/$(basename "$s")"
+		done
 	done
 }
 
-# Base of stack $1.
+# Base of stack $1 (a stack named without "BASE/", as a test's may be, is
+# the default base's).
 stack_base()
 {
 	case $1 in */*) echo "${1%%/*}" ;; *) echo "$DEFAULT_BASE" ;; esac
@@ -198,8 +189,9 @@ test_apply()
 			t_skip "$name" "$tree"
 		fi
 	done
-	[ "$(ls "$BL_PATCHES_DIR/series/"*.patch | wc -l)" = 7 ] &&
-		t_ok "series has 7 patches" || t_fail "series has 7 patches"
+	[ "$(ls "$BL_PATCHES_DIR/$SERIES/"*.patch | wc -l)" = 7 ] &&
+		t_ok "$SERIES has the series' 7 patches" ||
+		t_fail "$SERIES has the series' 7 patches"
 }
 
 # Every patch file, stacks of every base.

@@ -180,18 +180,18 @@ test_run_all_skipped()
 # --- tests/patches-test.sh: checkpatch.pl that crashes --------------------
 
 # checkpatch_with NAME PERL: patches-test.sh's checkpatch check of one patch
-# (lab/0001-x.patch, type FOO excused) run with PERL as checkpatch.pl.
+# (6.12/lab/0001-x.patch, type FOO excused) run with PERL as checkpatch.pl.
 checkpatch_with()
 {
 	local d=$WORK/checkpatch/$1
-	mkdir -p "$d/patches/lab"
-	printf 'Subject: [PATCH] x\n' >"$d/patches/lab/0001-x.patch"
-	printf 'lab/0001-x.patch FOO\n' >"$d/patches/checkpatch-exceptions"
+	mkdir -p "$d/patches/6.12/lab"
+	printf 'Subject: [PATCH] x\n' >"$d/patches/6.12/lab/0001-x.patch"
+	printf '6.12/lab/0001-x.patch FOO\n' >"$d/patches/checkpatch-exceptions"
 	printf '%s\n' "$2" >"$d/checkpatch.pl"
 	(
 		export BL_CHECKPATCH=$d/checkpatch.pl BOUNCELAB_PATCHES_DIR=$d/patches
 		. "$BL_ROOT/tests/patches-test.sh"
-		checkpatch_unexcused "$d/patches/lab/0001-x.patch"
+		checkpatch_unexcused "$d/patches/6.12/lab/0001-x.patch"
 	) >"$d/out" 2>&1
 }
 
@@ -1144,6 +1144,71 @@ test_lab_description()
 		t_fail "the check finds a serial written into lib/" "exit $rc" "$hits"
 }
 
+# --- kernels/variants and the stacks it names ----------------------------
+
+# variants CODE: CODE run with lib/variants.sh sourced, in a subshell; its
+# output and errors on stdout.
+variants()
+{
+	( . "$BL_ROOT/lib/variants.sh"; eval "$1" ) 2>&1
+}
+
+# Every variant of every base finds its stacks, each a folder
+# kernels/patches/BASE/STACK of the variant's own base, and the patch files
+# kernels/build would apply (what kernels/build reads, without a build).
+check_variant_stacks()
+{
+	local v b s p fail=0
+	for v in $(variants 'bl_variants --all'); do
+		b=$(variants "bl_variant_base $v")
+		for s in $(variants "bl_variant_stacks $v"); do
+			[ "${s%%/*}" = "$b" ] && [ -d "$BL_ROOT/kernels/patches/$s" ] ||
+				{ echo "$v (base $b): stack $s is not a folder kernels/patches/$b/STACK"; fail=1; }
+		done
+		p=$(variants "bl_variant_patches $v") ||
+			{ echo "$v: $(tail -n 1 <<<"$p")"; fail=1; continue; }
+		for s in $p; do
+			[ -f "$s" ] && [[ $s == *.patch ]] ||
+				{ echo "$v: $s is not a patch file"; fail=1; }
+		done
+		[ -n "$p" ] || { echo "$v: no patch"; fail=1; }
+	done
+	return $fail
+}
+
+test_variants()
+{
+	local out def short long
+
+	t_check "variants: every variant's stacks are its base's folders, with patches" \
+		check_variant_stacks
+
+	# the default base's variants: named DEFAULT/VARIANT in the table,
+	# listed and cached by the short name, both names the same variant
+	def=$(bases bl_default_base)
+	short=$(variants 'bl_variants' | paste -sd ' ')
+	long=$(awk -v d="$def/" 'index($1, d) == 1 { print substr($1, length(d) + 1) }' \
+		"$BL_ROOT/kernels/variants" | paste -sd ' ')
+	out=$(variants 'for v in $(bl_variants); do
+		[ "$(bl_variant_stacks "$v")" = "$(bl_variant_stacks '"$def"'/"$v")" ] ||
+			echo "$v: stacks differ from '"$def"'/$v"
+		[ "$(bl_variant_base "$v")" = '"$def"' ] || echo "$v: base $(bl_variant_base "$v")"
+	done')
+	[ -n "$short" ] && [ "$short" = "$long" ] && [ -z "$out" ] &&
+		t_ok "variants: the default base's $long, written $def/VARIANT, are called VARIANT too" ||
+		t_fail "variants: the default base's variants, written $def/VARIANT, are called VARIANT too" \
+			"bl_variants: '$short'" "kernels/variants: '$long'" "$out"
+
+	# a line without "BASE/" is a variant of the default base as well
+	printf '%s/x\ta\ny\tb\n9.99/z\tc\n' "$def" >"$WORK/variants"
+	out=$(variants 'export BOUNCELAB_VARIANTS_FILE='"$WORK"'/variants
+		BL_VARIANTS_FILE=$BOUNCELAB_VARIANTS_FILE
+		echo $(bl_variants) / $(bl_variants --all) / $(bl_variant_stacks '"$def"'/y)')
+	[ "$out" = "x y / x y 9.99/z / b" ] &&
+		t_ok "variants: DEFAULT/x and y are both the default base's, 9.99/z is not" ||
+		t_fail "variants: DEFAULT/x and y are both the default base's, 9.99/z is not" "$out"
+}
+
 # --- lib/bases.sh and kernels/fetch-base, offline -------------------------
 
 # bases CODE: CODE run with lib/bases.sh sourced, in a subshell; its
@@ -1243,7 +1308,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 95
+t_plan 98
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -1266,6 +1331,7 @@ test_bad_arguments
 test_until_ci
 test_determinism_round
 test_lab_description
+test_variants
 test_bases
 test_fetch_offline
 t_summary

@@ -7,7 +7,9 @@ in-guest disk counts guest instructions, not host time: the same kernel
 gives the same number in every boot, on any host, at any host load. A
 cell (variant, disk, job, pressure, metric) is deterministic when it has
 at least MIN_REPS values and they spread, (max - min) / median, by at most
-the bound (lab.conf "default determinism_bound_pct"). Such a cell needs no
+the bound (lab.conf "default determinism_bound_pct"; a latency
+percentile, a bucket of fio's histogram, at least one bucket: 1/64 of
+its value). Such a cell needs no
 more repetitions, and a comparison of two such cells needs no test: the
 ratio is known to the bound. Its interval is ratio / (1 + bound) to
 ratio * (1 + bound), and a change is real when that interval excludes 1.
@@ -17,6 +19,8 @@ from boot to boot even under instruction time) is not deterministic: the
 runner gives its entry more repetitions (bench/compare, after the first
 round) and its comparisons fall back to the permutation test (stats.py).
 """
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -25,6 +29,13 @@ from . import metrics as M
 
 MIN_REPS = 2
 DEFAULT_BOUND_PCT = 0.2
+# A percentile from fio's latency histogram is a bucket, not a value: 64
+# buckets per power of two, so one bucket is at most 1/64 of its value.
+# Two boots whose p99 falls either side of a bucket edge differ by one
+# bucket (run cold-2: pre-fixed's probed read p99 at 0.95 %), so a
+# percentile's bound is at least one bucket.
+FIO_BUCKET_PCT = 100 / 64
+_PERCENTILE = re.compile(r"_p\d+(\.\d+)?_us$")
 # The slots (metrics.primary_metrics) that time the I/O itself, which an
 # exact clock makes exact; they decide whether an entry needs more reps.
 # The others are sampled (CPU by the 250 Hz tick, LowFree every
@@ -40,6 +51,12 @@ def bound_pct(run):
     lab = L.load(run.path)
     v = lab.get("default", {}).get("determinism_bound_pct", {}).get("value")
     return float(v) if v not in (None, "") else DEFAULT_BOUND_PCT
+
+
+def metric_bound(metric, bound):
+    """The bound (%) of one metric: the run's, or one histogram bucket for
+    a latency percentile."""
+    return max(bound, FIO_BUCKET_PCT) if _PERCENTILE.search(metric) else bound
 
 
 def exact_disks(run):
@@ -83,9 +100,10 @@ def cells(run, slots=None):
         tj = tj[tj["metric"].isin(primary)]
         for key, g in tj.groupby(["variant", "disk", "pressure", "metric"]):
             s = spread_pct(g["value"])
+            b = metric_bound(key[3], bound)
             rows.append(dict(variant=key[0], disk=key[1], job=job, pressure=key[2],
                              metric=key[3], n=len(g), spread_pct=s,
-                             deterministic=bool(np.isfinite(s) and s <= bound)))
+                             deterministic=bool(np.isfinite(s) and s <= b)))
     return pd.DataFrame(rows, columns=cols)
 
 

@@ -123,6 +123,12 @@ def _about_the_question(verdicts, run):
     return verdicts if run is None else verdicts[verdicts["job"].isin(H.performance_jobs(run))]
 
 
+def decided(verdicts):
+    """The rows with a test (a p-value) or decided by the determinism
+    bound of an exact clock (no p-value needed)."""
+    return verdicts["p_value"].notna() | S.is_exact(verdicts)
+
+
 def headline_rows(verdicts, run=None):
     """The primary verdict rows of the performance jobs that are not
     controls and have a test, relevant first (largest effect first), then
@@ -131,7 +137,7 @@ def headline_rows(verdicts, run=None):
         return []
     verdicts = _about_the_question(verdicts, run)
     v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool) &
-                 verdicts["p_value"].notna() & ~verdicts["verdict"].map(S.is_too_few)]
+                 decided(verdicts) & ~verdicts["verdict"].map(S.is_too_few)]
     v = v.assign(_s=v["relevance"] != S.RELEVANT,
                  _e=[-S.effect_pct(x) for x in v["ratio"]])
     v = v.sort_values(["_s", "_e", "p_adjusted", "disk", "job", "pressure"], kind="stable")
@@ -203,7 +209,7 @@ def relevance_counts(verdicts, run=None):
     verdicts = _about_the_question(verdicts, run)
     v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool)]
     rel = v["relevance"].fillna("")
-    return dict(tested=int((v["p_value"].notna() & ~v["verdict"].map(S.is_too_few)).sum()),
+    return dict(tested=int((decided(v) & ~v["verdict"].map(S.is_too_few)).sum()),
                 relevant=int((rel == S.RELEVANT).sum()),
                 negligible=int((rel == S.NEGLIGIBLE).sum()),
                 nodiff=int(rel.str.startswith(S.NO_DIFFERENCE).sum()),
@@ -350,15 +356,17 @@ def details_screen(run, verdicts, figures, run_dir):
     heads = headline_rows(verdicts, run)
     rel = [r for r in heads if r["relevance"] == S.RELEVANT]
     out += ["## Relevant primary verdicts", "",
-            f"{len(rel)} primary rows are significant (adjusted p ≤ {S.ALPHA:g}) and at least "
-            "their smallest effect of interest, largest first; controls and untestable "
-            "rows excluded.", ""]
+            f"{len(rel)} primary rows are significant (adjusted p ≤ {S.ALPHA:g}, or "
+            "beyond the determinism bound of an exact clock: adj. p \"exact\") and at "
+            "least their smallest effect of interest, largest first; controls and "
+            "untestable rows excluded.", ""]
     shown = rel[:MAX_FIRST]
     if shown:
         out.append(_table(["cell", "B vs A", "metric", "B/A (95% CI)", "adj. p", "MDE",
                            "verdict"],
                           [[f"{r['disk']} {r['job']} {r['pressure']}", f"{r['b']} vs {r['a']}",
-                            M.label(r["metric"]), ratio_text(r), _p(r["p_adjusted"]),
+                            M.label(r["metric"]), ratio_text(r),
+                            "exact" if str(r["analysis"]).startswith(S.D.EXACT) else _p(r["p_adjusted"]),
                             mde_text(r), r["verdict"]] for r in shown]))
         out.append("")
     if len(rel) > len(shown):

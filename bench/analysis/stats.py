@@ -617,11 +617,12 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                     sb = g[g["variant"] == b].sort_values(["rep", "boot"])
                     va, vb = sa["value"], sb["value"]
                     seed = cell_seed(metric, disk, job, pressure, a, b)
+                    mbound = D.metric_bound(metric, bound)
                     if (disk in exact_disks and job in perf_jobs and
-                            D.is_deterministic(va, bound) and
-                            D.is_deterministic(vb, bound) and np.median(va) > 0):
+                            D.is_deterministic(va, mbound) and
+                            D.is_deterministic(vb, mbound) and np.median(va) > 0):
                         res = exact_compare(metric, va.to_numpy(float),
-                                            vb.to_numpy(float), bound)
+                                            vb.to_numpy(float), mbound)
                     else:
                         res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed,
                                       sa["rep"].tolist(), sb["rep"].tolist(),

@@ -46,6 +46,15 @@ class Spread(unittest.TestCase):
         self.assertFalse(D.is_deterministic([100.0, 100.3], 0.2))
         self.assertFalse(D.is_deterministic([100.0], 0.2))
 
+    def test_percentile_bound_is_a_bucket(self):
+        # fio's histogram: 64 buckets per power of two; a p99 one bucket
+        # off (run cold-2: 0.95 %) is not a spread
+        self.assertAlmostEqual(D.metric_bound("read_lat_p99_us", 0.2), 100 / 64)
+        self.assertAlmostEqual(D.metric_bound("write_clat_p99.9_us", 0.2), 100 / 64)
+        self.assertEqual(D.metric_bound("read_iops", 0.2), 0.2)
+        self.assertEqual(D.metric_bound("read_lat_mean_us", 0.2), 0.2)
+        self.assertEqual(D.metric_bound("read_lat_p99_us", 3.0), 3.0)
+
 
 class ExactCells(unittest.TestCase):
     def setUp(self):

@@ -43,6 +43,7 @@ _PERCENTILE = re.compile(r"_p\d+(\.\d+)?_us$")
 # default-6, 6 boots: CPU per GiB 1.3-12 %, LowFree up to 0.41 %): they keep
 # the permutation test, with the reps the entry has.
 EXACT_SLOTS = ("throughput", "latency tail")
+PROBED = "+probe"        # tidy.py's suffix of a probed twin's job name
 EXACT = "exact"          # the analysis column of a verdict decided by the bound
 
 
@@ -107,11 +108,21 @@ def cells(run, slots=None):
     return pd.DataFrame(rows, columns=cols)
 
 
+def deciding_cells(run):
+    """The cells that decide whether an entry needs more reps: the I/O-time
+    slots of the unprobed performance jobs."""
+    c = cells(run, slots=EXACT_SLOTS)
+    return c[~c["job"].str.endswith(PROBED)]
+
+
 def undecided(run):
     """The exact-clock cells that are not deterministic, each with the boot
     disk entry (boots.tsv "disk", e.g. ram-bounce+ram) that carried it:
-    the entries that need more repetitions."""
-    c = cells(run, slots=EXACT_SLOTS)
+    the entries that need more repetitions. A probed twin (JOB+probe) does
+    not decide: it is there to time the bounce functions, and its latency
+    tail moved 1-3 % between insn boots (runs cold-2 and ssh-1) where the
+    unprobed job's stayed within a bucket."""
+    c = deciding_cells(run)
     c = c[~c["deterministic"]].copy()
     if c.empty:
         return c.assign(boot_disk=[])

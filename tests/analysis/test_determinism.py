@@ -16,12 +16,13 @@ from analysis import tidy
 JOB = "lat-randread-4k-qd1"
 
 
-def run_with(root, scales, clock="insn"):
+def run_with(root, scales, clock="insn", probe=None):
     """Boots of one virtio job, interleaved by rep; scales: {variant:
-    [scale per rep]}; virtio booted under clock."""
+    [scale per rep]}; virtio booted under clock. probe: the job is a
+    probed twin whose functions never ran."""
     reps = len(next(iter(scales.values())))
     boots = [dict(variant=v, kernel=v.split(".")[0], disk="virtio", pressure="none",
-                  rep=r + 1, jobs=[dict(device="virtio", job=JOB, scale=s[r],
+                  rep=r + 1, jobs=[dict(device="virtio", job=JOB, scale=s[r], probe=probe,
                                         bounces="absent" if v == "post" else 0)])
              for r in range(reps) for v, s in scales.items()]
     H.make_run(root, boots)
@@ -95,6 +96,13 @@ class ExactCells(unittest.TestCase):
         r = row(S.verdicts(run, n_boot=200), "read_iops", "pre", "post")
         self.assertFalse(str(r["analysis"]).startswith(D.EXACT))
         self.assertTrue(S.is_too_few(r["verdict"]))
+
+    def test_probed_twin_does_not_decide(self):
+        run = run_with(os.path.join(self.tmp.name, "r"),
+                       {"pre": [1.0, 1.0005], "post": [1.2, 1.26]}, probe=())
+        self.assertEqual(set(D.cells(run)["job"]), {JOB + D.PROBED})
+        self.assertFalse(D.cells(run)["deterministic"].all())
+        self.assertTrue(D.undecided(run).empty)
 
     def test_host_time_is_never_exact(self):
         run = run_with(os.path.join(self.tmp.name, "r"),

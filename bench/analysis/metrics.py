@@ -82,6 +82,13 @@ _add("bounce_gauge_pages_peak", "pages", LEVEL, "bounce pages in use, sampled pe
 _add("bounce_gauge_pages_mean", "pages", LEVEL, "bounce pages in use, sampled mean (Bounce:)")
 _add("cpu_s_per_gib", "s/GiB", COST, "guest CPU (sys+irq+softirq) per GiB moved",
      "primary", "ratio", "headline")
+# The time budget of one I/O (tidy.TIME_BUDGET, budget.py): its wall time
+# (1 / IOPS) and the tick-sampled CPU states of /proc/stat per I/O.
+_add("time_wall_us_per_io", "µs", COST, "wall time per I/O (1 / IOPS)")
+_add("time_user_us_per_io", "µs", COST, "user CPU per I/O (/proc/stat user+nice)")
+_add("time_sys_us_per_io", "µs", COST, "system CPU per I/O (/proc/stat system)")
+_add("time_irq_us_per_io", "µs", COST, "irq and softirq CPU per I/O (/proc/stat)")
+_add("time_idle_us_per_io", "µs", COST, "idle time per I/O (/proc/stat idle+iowait)")
 _add("bounce_submit_us_p50", "µs", COST, "bounce at submit per bounced bio, p50")
 _add("bounce_submit_us_p99", "µs", COST, "bounce at submit per bounced bio, p99")
 _add("bounce_endio_us_p50", "µs", COST, "bounce at completion per bounced bio, p50")

@@ -11,6 +11,7 @@ import numpy as np
 from . import headline as H
 from . import headline_table as HT
 from . import labconf as L
+from . import budget as B
 from . import memory as MEM
 from . import metrics as M
 from . import roles as ROLES
@@ -545,6 +546,9 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     cost = H.cost_section(run, verdicts)
     if cost:
         parts += ["## What a bounce costs", ""] + cost + [""]
+    budget = B.section(run)
+    if budget:
+        parts += ["## Where an I/O's time goes", ""] + budget + [""]
     memory = MEM.section(run, verdicts, figures, run_dir)
     if memory:
         parts += ["## What a bounce costs in memory", ""] + memory + [""]

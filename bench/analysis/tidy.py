@@ -117,6 +117,28 @@ def _delta(before, after, keys):
     return sum(after[k] - before[k] for k in common)
 
 
+# Where an I/O's time goes: the /proc/stat states, per I/O (budget.py).
+TIME_BUDGET = (("user", ("user", "nice")), ("sys", ("system",)),
+               ("irq", ("irq", "softirq")), ("idle", ("idle", "iowait")))
+
+
+def _time_budget_rows(st0, st1, dirs):
+    """µs per I/O of the job's wall time and of each CPU state of the
+    tick-sampled /proc/stat (all CPUs: under one vCPU they add up to the
+    wall time plus the job's time outside fio's run); none without the
+    /proc/stat snapshots."""
+    ios = sum(rec["ios"] for rec in dirs.values())
+    iops = sum(rec["iops"] for rec in dirs.values())
+    if not ios or not iops or not (st0 and st1):
+        return []
+    rows = [("time_wall_us_per_io", 1e6 / iops)]
+    for name, fields in TIME_BUDGET:
+        ticks = _delta(st0, st1, fields)
+        if ticks is not None:
+            rows.append((f"time_{name}_us_per_io", ticks * 1e6 / USER_HZ / ios))
+    return rows
+
+
 def job_metrics(jdir):
     """Metrics of one measured job folder.
 
@@ -172,6 +194,7 @@ def job_metrics(jdir):
     ticks = _delta(st0, st1, ["system", "irq", "softirq"])
     if ticks is not None and gib:
         rows.append(("cpu_s_per_gib", ticks / USER_HZ / gib))
+    rows += _time_budget_rows(st0, st1, dirs)
 
     # Bounces: "absent" means the kernel has no block_bio_bounce tracepoint
     # (the bounce code is gone): no row, but the job says why.

@@ -59,7 +59,8 @@ fake_cache()
 	stub "$BL_CACHE/guest/bin/fio" 'exit 0'
 }
 
-# fake_qemu SANDBOX: bench/qemu-boot that boots nothing. It writes
+# fake_qemu SANDBOX: bench/qemu-boot that boots nothing (a kernel
+# command line with rdinit=/bl-injected-failure panics). It writes
 # LOG.started and LOG.clock (the vCPUs and icount shift it was given), sleeps FAKE_QEMU_SLEEP seconds (default 0; SIGTERM ends it
 # like the real one, exit 143), then plays a guest that ran its plan: a
 # serial log and a results disk saying "ok". A probe boot (no results
@@ -67,8 +68,10 @@ fake_cache()
 fake_qemu()
 {
 	stub "$1/bench/qemu-boot" <<-'EOF'
-	log='' results=''
-	while getopts k:i:l:t:a: opt; do [ "$opt" = l ] && log=$OPTARG; done
+	log='' results='' cmdline=''
+	while getopts k:i:l:t:a: opt; do
+		case $opt in l) log=$OPTARG ;; a) cmdline=$OPTARG ;; esac
+	done
 	shift $((OPTIND - 1))
 	for a in "$@"; do
 		case $a in *file=*results.img*) results=${a#*file=}; results=${results%%,*} ;; esac
@@ -77,6 +80,10 @@ fake_qemu()
 	echo "cpus=${BL_GUEST_CPUS:-} icount=${BL_QEMU_ICOUNT:-}" >"$log.clock"
 	trap 'exit 143' TERM INT
 	sleep "${FAKE_QEMU_SLEEP:-0}" & wait $!
+	# compare's BL_COMPARE_FAIL_BOOT: a kernel without its init panics
+	case $cmdline in *rdinit=/bl-injected-failure*)
+		echo 'Kernel panic - not syncing: No working init found.' >"$log"; exit 0 ;;
+	esac
 	echo 'BOUNCELAB-GUEST: init started' >"$log"
 	[ -n "$results" ] || exit 0
 	g=$(mktemp -d)
@@ -723,6 +730,15 @@ test_compare_interrupt()
 	t_check "compare: Ctrl-C during a boot: exit 130, interrupted, first boot kept" \
 		eval 'check_interrupted int-boot &&
 			grep -q "^1	pre	virtio	none	1	ok	" "$SB/results/int-boot/boots.tsv"'
+
+	# during boots side by side: GNU parallel and every guest stopped too
+	FAKE_QEMU_SLEEP=30 interrupt_run int-side \
+		boots/002-post-ram-none-r1/serial.log.started \
+		--variants pre,post --disks ram@insn --pressure none --reps 1 --jobs smoke-randread \
+		--probe-jobs none --integrity-jobs none --pressure-disks none -j 2 --accel tcg
+	t_check "compare: Ctrl-C during boots side by side: exit 130, interrupted, no guest or GNU parallel left" \
+		eval 'check_interrupted int-side &&
+			! pgrep -f "$SB/results/int-side/" >/dev/null && ! pgrep -f "parallel.*int-side" >/dev/null'
 }
 
 # --- bench/compare --until-ci -------------------------------------------------
@@ -790,6 +806,21 @@ test_determinism_round()
 		t_ok "compare: a spread exact entry gets the rest of its reps, side by side, before the host-time boots" ||
 		t_fail "compare: a spread exact entry gets the rest of its reps, side by side, before the host-time boots" \
 			"exit $rc" "$got" "$(tail -n 4 "$WORK/det.out")"
+
+	# a boot side by side that fails: the run goes on, the boot and its
+	# serial log are kept, exit 3
+	rc=0
+	BL_COMPARE_FAIL_BOOT=2 "$sb/bench/compare" --variants pre,post,pre-fixed --disks ram@insn \
+		--pressure none --reps 1 --jobs smoke-randread --probe-jobs none --integrity-jobs none \
+		--accel tcg --pressure-disks none -j 2 --run-id det-fail >"$WORK/det-fail.out" 2>&1 || rc=$?
+	run=$sb/results/det-fail
+	got=$(awk -F'\t' 'NR > 1 { print $1 ":" $6 }' "$run/boots.tsv" | sort -n | tr '\n' ' ')
+	[ $rc = 3 ] && [[ $got == "1:ok 2:failed: kernel panic: Kernel panic - not syncing: No working init found. 3:ok " ]] &&
+	   [ -s "$run/boots/002-post-ram-none-r1/serial.log" ] &&
+	   grep -q 'boot 2 post ram none rep 1: failed: kernel panic' "$WORK/det-fail.out" &&
+		t_ok "compare: a side-by-side boot that panics is kept and marked failed, the others run, exit 3" ||
+		t_fail "compare: a side-by-side boot that panics is kept and marked failed, the others run, exit 3" \
+			"exit $rc" "$got" "$(tail -n 4 "$WORK/det-fail.out")"
 
 	rc=0
 	"$sb/bench/compare" --variants pre --disks ram@insn --pressure none --reps 1 \
@@ -1308,7 +1339,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 98
+t_plan 100
 test_run_all_exit_code
 test_harness
 test_run_all_skipped

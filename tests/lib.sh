@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# Tiny test harness for bouncelab's shell tests, TAP-like in the manner of
-# kselftest's ktap helpers: an optional plan line "1..N" (t_plan), "ok N -
-# name" / "not ok N - name" lines, "ok N - name # SKIP reason" for a test
-# that could not run here (t_skip), and a closing "N passed, N failed,
-# N skipped" line that tests/run-all.sh adds up. Source it.
+# Tiny test harness for bouncelab's shell tests, KTAP as kselftest's
+# ktap_helpers.sh writes it: "KTAP version 1" and a plan line "1..N"
+# (t_plan), "ok N - name" / "not ok N - name" lines, "ok N - name # SKIP
+# reason" for a test that could not run here (t_skip), a "# Totals:" line,
+# and a closing "N passed, N failed, N skipped" line that tests/run-all.sh
+# adds up. Source it.
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
@@ -23,6 +24,7 @@ t_next()
 t_plan()
 {
 	T_PLAN=$1
+	echo "KTAP version 1"
 	echo "1..$1"
 }
 
@@ -69,6 +71,7 @@ t_summary()
 		echo "# planned $T_PLAN tests but ran $ran"
 		T_FAIL=$((T_FAIL + 1))
 	fi
+	echo "# Totals: pass:$T_PASS fail:$T_FAIL xfail:0 xpass:0 skip:$T_SKIP error:0"
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" = 0 ]
 }

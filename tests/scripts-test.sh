@@ -145,13 +145,14 @@ test_harness()
 
 	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b "no kvm here"; t_ok c')
 	rc=$?
-	if [ $rc = 0 ] && [ "$(head -n 1 <<<"$out")" = 1..3 ] &&
+	if [ $rc = 0 ] && [ "$(head -n 2 <<<"$out" | tr '\n' ' ')" = "KTAP version 1 1..3 " ] &&
 	   grep -qx 'ok 2 - b # SKIP no kvm here' <<<"$out" &&
 	   grep -qx 'ok 3 - c' <<<"$out" &&
+	   grep -qx '# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:1 error:0' <<<"$out" &&
 	   [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed, 1 skipped" ]; then
-		t_ok "lib.sh: t_plan prints 1..N, t_skip prints '# SKIP reason' and counts as skipped"
+		t_ok "lib.sh: KTAP: t_plan prints the version and 1..N, t_skip '# SKIP reason', a Totals line"
 	else
-		t_fail "lib.sh: t_plan prints 1..N, t_skip prints '# SKIP reason' and counts as skipped" \
+		t_fail "lib.sh: KTAP: t_plan prints the version and 1..N, t_skip '# SKIP reason', a Totals line" \
 			"exit $rc" "$out"
 	fi
 

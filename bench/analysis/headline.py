@@ -158,7 +158,9 @@ def _verdict_cell(verdicts, metric, disk, job, a, b):
     if np.isfinite(r["ci_low"]) and np.isfinite(r["ci_high"]) and r["ratio"] > 0:
         text += f" ±{_fmt(100 * (r['ci_high'] - r['ci_low']) / 2 / r['ratio'], 2)}%"
     verdict = str(r["verdict"])
-    if verdict.startswith("no significant"):
+    if verdict.startswith("no significant") and S.ci_excludes_1(r):
+        verdict = "not significant after adjustment"
+    elif verdict.startswith("no significant"):
         mde = r.get("mde_pct", np.nan)
         verdict = ("below the noise" +
                    (f" (could detect ±{_fmt(mde, 2)}%)" if np.isfinite(mde) else ""))

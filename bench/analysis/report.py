@@ -213,7 +213,7 @@ def relevance_counts(verdicts, run=None):
     return dict(tested=int((decided(v) & ~v["verdict"].map(S.is_too_few)).sum()),
                 relevant=int((rel == S.RELEVANT).sum()),
                 negligible=int((rel == S.NEGLIGIBLE).sum()),
-                nodiff=int(rel.str.startswith(S.NO_DIFFERENCE).sum()),
+                nodiff=int((rel.str.startswith(S.NO_DIFFERENCE) | (rel == S.NOT_ADJUSTED)).sum()),
                 few=int((rel == S.TOO_FEW_REPS).sum()))
 
 

@@ -672,7 +672,16 @@ def adjust(df):
 
 RELEVANT, NEGLIGIBLE = "relevant", "negligible"
 NO_DIFFERENCE, TOO_FEW_REPS = "no difference", "too few repetitions"
+# A row whose own CI excludes 1 but whose adjusted p is above ALPHA: a
+# difference this row alone would call, that the run's number of rows does
+# not let through. Neither "no difference" nor "below the noise".
+NOT_ADJUSTED = "not significant after adjustment (its own CI excludes 1)"
 RELEVANCE_COLUMNS = ["relevance", "min_effect_pct"]
+
+
+def ci_excludes_1(row):
+    lo, hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
+    return bool(np.isfinite(lo) and np.isfinite(hi) and (lo > 1 or hi < 1))
 
 
 def _no_difference(row):
@@ -708,6 +717,8 @@ def relevance(df, min_effect=None):
         v = r["verdict"]
         if is_significant(v):
             out.append(RELEVANT if effect_pct(r["ratio"]) >= r["min_effect_pct"] else NEGLIGIBLE)
+        elif v == NO_DIFF and ci_excludes_1(r):
+            out.append(NOT_ADJUSTED)
         elif v == NO_DIFF:
             out.append(_no_difference(r))
         elif is_too_few(v):

@@ -31,6 +31,12 @@ class Relevance(unittest.TestCase):
                          "too few repetitions")
         self.assertEqual(self.label(row(stats.NO_DATA, np.nan)), "")
 
+    def test_ci_excluding_1_is_not_no_difference(self):
+        # run cold-2, CPU per GiB at 4 reps: 0.869 (0.816-0.912), adjusted
+        # p above 0.05: not "no difference", nor "below the noise"
+        r = row(stats.NO_DIFF, 0.869, mde=5.6, lo=0.816, hi=0.912, metric="cpu_s_per_gib")
+        self.assertEqual(self.label(r), stats.NOT_ADJUSTED)
+
     def test_threshold_changes(self):
         self.assertEqual(self.label(row("faster", 1.004), {"*": 0.2}), "relevant")
         self.assertEqual(self.label(row("faster", 1.21), {"read_iops": 25}), "negligible")

@@ -290,7 +290,9 @@ test_interrupt()
 	local run=$RESULTS/$TAG-int pid rc=0 i
 	# Job control on: a background job of a script otherwise ignores SIGINT.
 	set -m
-	"$BL_ROOT/bench/compare" --variants pre,pre-fixed,post "${SMALL[@]}" \
+	# (SIGINT back to its default, as a terminal's Ctrl-C finds it: a suite
+	# started as a background job inherits it ignored)
+	env --default-signal=INT "$BL_ROOT/bench/compare" --variants pre,pre-fixed,post "${SMALL[@]}" \
 		--run-id "$TAG-int" >"$WORK/int.out" 2>&1 &
 	pid=$!
 	set +m

@@ -677,7 +677,10 @@ interrupt_run()
 	shift 2
 	RC=0
 	set -m
-	"$SB/bench/compare" --run-id "$name" "$@" >"$WORK/$name.out" 2>&1 &
+	# (SIGINT back to its default: a suite started as a background job
+	# without job control inherits it ignored, and bash cannot trap a
+	# signal ignored on entry)
+	env --default-signal=INT "$SB/bench/compare" --run-id "$name" "$@" >"$WORK/$name.out" 2>&1 &
 	pid=$!
 	set +m
 	if ! wait_file "$SB/results/$name/$marker"; then

@@ -16,11 +16,10 @@ bl_estimate()
 {
 	local plan=$1 results=$2 side=$3 f runs='' exact
 	for f in $(ls -t "$results"/*/boots.tsv 2>/dev/null); do runs="$runs $f"; done
-	exact=$(for c in $(bl_lab_names clock); do
-		[ -z "$(bl_lab_clock "$c" icount)" ] || printf '%s ' "$c"; done)
+	exact=$(bl_lab_exact_clocks | xargs)
 	echo "estimate (mean seconds of ok boots of the same disk and pressure in the newest run that has them):"
 	awk -F'\t' -v side="$side" -v def="$BL_DEFAULT_BOOT_S" -v runs="$runs" \
-		-v exact=" $exact" '
+		-v exact=" $exact " '
 		BEGIN {
 			nr = split(runs, files, " ")
 			for (i = 1; i <= nr; i++) {

@@ -135,6 +135,14 @@ bl_lab_clock()
 		bl_die "unknown clock '$1' (known: $(bl_lab_names clock | tr '\n' ' '))"
 }
 
+# The clocks with an -icount shift, one per line: exact clocks, whose
+# boots may run side by side (bench/compare) and whose cells may be
+# decided by the determinism bound.
+bl_lab_exact_clocks()
+{
+	awk '$1 == "clock" && $4 != "-" { print $2 }' "$BL_LAB_FILE"
+}
+
 # A matrix entry is DISKS[@CLOCK][:REPS] ("ram-bounce+ram@insn:3").
 # bl_lab_entry_disks ENTRY: its DISKS.
 bl_lab_entry_disks()

@@ -17,6 +17,7 @@ both, so host-time disks get no budget.
 """
 import numpy as np
 
+from . import determinism as D
 from . import labconf as L
 from . import roles as ROLES
 from . import stats as S
@@ -43,8 +44,7 @@ def rows(run):
     if t.empty or WALL not in set(t["metric"]):
         return []
     out = []
-    perf = set(run.jobs.loc[run.jobs["job_class"] == "performance", "job"]) \
-        if "job_class" in run.jobs else set(t["job"])
+    perf = D.performance_jobs(run)
     variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
     lab = L.load(run.path)
     for disk in sorted(d for d in set(t["disk"]) if "/" not in str(d)):

@@ -177,8 +177,9 @@ private_sshd()
 	KbdInteractiveAuthentication no
 	PermitRootLogin prohibit-password
 	EOF
-	# the privilege separation folder sshd wants (/run, gone at reboot)
-	[ -d /run/sshd ] || { mkdir -p /run/sshd && MADE_RUN_SSHD=1; }
+	# the privilege separation folder sshd wants (/run, gone at reboot;
+	# the caller notes whether it was there, this runs in a subshell)
+	mkdir -p /run/sshd
 	/usr/sbin/sshd -f "$d/config" -E "$d/log" || return 1
 	echo "2/ssh -p $port -i $d/user_key -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR $(id -un)@127.0.0.1"
 }
@@ -200,6 +201,7 @@ test_ssh_host()
 		t_skip "$name" "no /usr/sbin/sshd (Debian openssh-server; .ci/run installs it)"
 		return
 	fi
+	[ -d /run/sshd ] || MADE_RUN_SSHD=1
 	if ! login=$(private_sshd); then
 		t_fail "$name" "the private sshd did not start" "$(cat "$WORK/sshd/log" 2>/dev/null)"
 		stop_private_sshd

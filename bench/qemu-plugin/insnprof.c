@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * insnprof: a QEMU TCG plugin that counts the guest's executed
+ * instructions between window markers, user mode in one bin and kernel
+ * mode by the kernel symbol each instruction belongs to.
+ *
+ * It only watches: it adds no instruction to the guest, so under -icount
+ * the guest's virtual time, and every number the guest measures, are the
+ * same with and without it (tests/boot-test.sh checks this).
+ *
+ * Arguments (-plugin insnprof.so,out=FILE[,map=FILE][,kbase=N]):
+ *   out    the file it writes (below); created, truncated
+ *   map    the kernel's System.map: kernel instructions are counted per
+ *          text symbol (t, T, w, W); without it, in one bin "[kernel]"
+ *   kbase  the lowest kernel address (default 0xc0000000, i386's
+ *          PAGE_OFFSET); below it an instruction counts as user mode
+ *
+ * Markers: a user-mode "nopl 0x<M>(%eax)" (0f 1f 80 + imm32) whose imm32
+ * is 0xb0c1_0000 | ID opens window ID, 0xb0c2_0000 | ID closes it
+ * (guest/helpers/insnmark.c executes them). Windows do not nest.
+ *
+ * Output, text, one block per closed window:
+ *   insnprof 1 vcpus=N kbase=0x... symbols=N    (first line)
+ *   window ID user=U kernel=K                   (counts in the window)
+ *   sym NAME COUNT CALLS COPY                   (each symbol with COUNT > 0)
+ * COUNT is every instruction run in the symbol; CALLS the runs of its
+ * first instruction (its calls); COPY the iterations of "rep movs" among
+ * COUNT (one iteration counts as one instruction, for -icount too: a
+ * byte-wise copy of 4 KiB is 4096 of them, a dword-wise one 1024).
+ *   end ID
+ * A window opened but never closed (the guest died) has no block.
+ * Counts are exact with one vCPU (the icount clocks); with more, vCPUs
+ * race on the counters and the header's vcpus= says so.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <qemu-plugin.h>
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+
+#define MARK_OPEN	0xb0c10000u
+#define MARK_CLOSE	0xb0c20000u
+#define MARK_KIND	0xffff0000u
+#define MARK_ID		0x0000ffffu
+
+struct sym {
+	uint64_t addr;
+	char *name;
+};
+
+static struct sym *syms;	/* sorted by addr; syms[0] is the catch-all */
+static size_t nsyms;
+/*
+ * [0] user; [1 + i] instructions of symbol i; [1 + nsyms + i] its calls;
+ * [1 + 2 * nsyms + i] its rep movs iterations
+ */
+static uint64_t *counts;
+static uint64_t *opened;	/* counts when the window opened */
+static size_t ncounts;
+static long window = -1;	/* the open window, -1 when none */
+static uint64_t kbase = 0xc0000000u;
+static FILE *out;
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int load_map(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], name[256], type;
+	unsigned long long addr;
+	size_t cap = 1024;
+
+	if (!f)
+		return -1;
+	syms = malloc(cap * sizeof(*syms));
+	syms[0] = (struct sym){ 0, strdup("[kernel]") };
+	nsyms = 1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
+			continue;
+		if (!strchr("tTwW", type) || addr < kbase)
+			continue;
+		if (nsyms == cap) {
+			cap *= 2;
+			syms = realloc(syms, cap * sizeof(*syms));
+		}
+		syms[nsyms++] = (struct sym){ addr, strdup(name) };
+	}
+	fclose(f);
+	qsort(syms + 1, nsyms - 1, sizeof(*syms), by_addr);
+	return 0;
+}
+
+/* the symbol of a kernel address, 0 (the catch-all) for none */
+static size_t kernel_symbol(uint64_t vaddr)
+{
+	size_t lo = 1, hi = nsyms, mid;
+
+	while (lo < hi) {	/* first symbol above vaddr */
+		mid = lo + (hi - lo) / 2;
+		if (syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 1 ? lo - 1 : 0;
+}
+
+static void close_window(long id)
+{
+	uint64_t kernel = 0;
+	size_t i;
+
+	for (i = 0; i < nsyms; i++)
+		kernel += counts[1 + i] - opened[1 + i];
+	fprintf(out, "window %ld user=%" PRIu64 " kernel=%" PRIu64 "\n",
+		id, counts[0] - opened[0], kernel);
+	for (i = 0; i < nsyms; i++)
+		if (counts[1 + i] != opened[1 + i])
+			fprintf(out, "sym %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+				syms[i].name, counts[1 + i] - opened[1 + i],
+				counts[1 + nsyms + i] - opened[1 + nsyms + i],
+				counts[1 + 2 * nsyms + i] -
+				opened[1 + 2 * nsyms + i]);
+	fprintf(out, "end %ld\n", id);
+	fflush(out);
+}
+
+static void on_marker(unsigned int vcpu, void *udata)
+{
+	uint32_t mark = (uint32_t)(uintptr_t)udata;
+	long id = mark & MARK_ID;
+
+	if ((mark & MARK_KIND) == MARK_OPEN) {
+		memcpy(opened, counts, ncounts * sizeof(*counts));
+		window = id;
+	} else if (window == id) {
+		close_window(id);
+		window = -1;
+	}
+}
+
+/*
+ * true for "rep movs" (f3 a4/a5 after any operand-size, address-size or
+ * segment prefixes)
+ */
+static bool rep_movs(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	size_t i, n = qemu_plugin_insn_size(insn);
+	bool rep = false;
+
+	for (i = 0; i < n; i++) {
+		switch (b[i]) {
+		case 0xf3:
+			rep = true;
+			continue;
+		case 0x66: case 0x67: case 0x26: case 0x2e:
+		case 0x36: case 0x3e: case 0x64: case 0x65:
+			continue;
+		case 0xa4: case 0xa5:
+			return rep;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
+/* the imm32 of a marker instruction, 0 for any other */
+static uint32_t marker(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *b = qemu_plugin_insn_data(insn);
+	uint32_t imm;
+
+	if (qemu_plugin_insn_size(insn) != 7 ||
+	    b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
+		return 0;
+	memcpy(&imm, b + 3, sizeof(imm));
+	if ((imm & MARK_KIND) != MARK_OPEN && (imm & MARK_KIND) != MARK_CLOSE)
+		return 0;
+	return imm;
+}
+
+/* add one to *counter each time insn runs */
+static void count_insn(struct qemu_plugin_insn *insn, uint64_t *counter)
+{
+	qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+						   counter, 1);
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t i, n = qemu_plugin_tb_n_insns(tb);
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
+		uint32_t mark = vaddr < kbase ? marker(insn) : 0;
+		size_t sym = vaddr >= kbase ? kernel_symbol(vaddr) : 0;
+
+		if (vaddr < kbase) {
+			count_insn(insn, &counts[0]);
+		} else {
+			count_insn(insn, &counts[1 + sym]);
+			if (sym && vaddr == syms[sym].addr)
+				count_insn(insn, &counts[1 + nsyms + sym]);
+			if (rep_movs(insn))
+				count_insn(insn, &counts[1 + 2 * nsyms + sym]);
+		}
+		if (mark)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
+							       QEMU_PLUGIN_CB_NO_REGS,
+							       (void *)(uintptr_t)mark);
+	}
+}
+
+static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
+{
+	fclose(out);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
+					   const qemu_info_t *info,
+					   int argc, char **argv)
+{
+	const char *outpath = NULL, *map = NULL;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+
+		if (!eq)
+			goto bad;
+		*eq = '\0';
+		if (!strcmp(argv[i], "out"))
+			outpath = eq + 1;
+		else if (!strcmp(argv[i], "map"))
+			map = eq + 1;
+		else if (!strcmp(argv[i], "kbase"))
+			kbase = strtoull(eq + 1, NULL, 0);
+		else
+			goto bad;
+	}
+	if (!outpath)
+		goto bad;
+	if (map) {
+		if (load_map(map)) {
+			fprintf(stderr, "insnprof: cannot read %s\n", map);
+			return -1;
+		}
+	} else {
+		syms = malloc(sizeof(*syms));
+		syms[0] = (struct sym){ 0, "[kernel]" };
+		nsyms = 1;
+	}
+	ncounts = 1 + 3 * nsyms;
+	counts = calloc(ncounts, sizeof(*counts));
+	opened = calloc(ncounts, sizeof(*opened));
+	out = fopen(outpath, "w");
+	if (!counts || !opened || !out) {
+		fprintf(stderr, "insnprof: cannot write %s\n", outpath);
+		return -1;
+	}
+	fprintf(out, "insnprof 1 vcpus=%d kbase=0x%" PRIx64 " symbols=%zu\n",
+		info->system_emulation ? info->system.max_vcpus : 1, kbase,
+		nsyms);
+	fflush(out);
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
+	return 0;
+bad:
+	fprintf(stderr, "insnprof: usage: out=FILE[,map=SYSTEM_MAP][,kbase=ADDR]\n");
+	return -1;
+}

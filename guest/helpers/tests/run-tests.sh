@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host-run unit tests for labmon and memhog.
+# Host-run unit tests for labmon, memhog, copyref, lowhog and insnmark.
 # Usage: run-tests.sh BINDIR   (BINDIR holds host-native labmon and memhog)
 
 set -u
@@ -566,6 +566,7 @@ for t in \
 done
 
 . "$(dirname "$0")/copyref-lowhog-tests.sh"
+. "$(dirname "$0")/insnmark-tests.sh"
 
 echo "$npass passed, $nfail failed"
 [ $nfail = 0 ]

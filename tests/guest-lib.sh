@@ -251,3 +251,76 @@ rcheck()
 		t_skip "$1" "the boot failed"
 	fi
 }
+
+# boot_insn NAME VARIANT JOBS: boot on the insn clock (BOUNCELAB_INSNPROF
+# of the caller: with or without the insnprof plugin).
+boot_insn()
+{
+	local name=$1 variant=$2 rc=0
+	"$BL_ROOT/bench/guest-run" -v "$variant" -o "$RUNS/$name" -j "$3" -d 64 \
+		-t 600 -c insn >"$RUNS/$name.out" 2>&1 || rc=$?
+	bl_log "guest-test: $name: $(cat "$RUNS/$name/status" 2>/dev/null || echo 'no status')"
+	return $rc
+}
+
+# insn_py JOBDIR EXPR: EXPR of the job's insnprof window w (user, kernel),
+# its guest time ns and fio's f (the job's JSON), bounces b; prints it.
+insn_py()
+{
+	PYTHONPATH=$BL_ROOT/bench python3 - "$1" "$2" <<-'PY'
+	import json, os, sys
+	from analysis import insnprof as X
+	d, expr = sys.argv[1], sys.argv[2]
+	prof = X.job_profile(d)
+	if prof is None:
+	    sys.exit(f"{d}: no insnprof window")
+	w, ns = prof
+	text = open(os.path.join(d, "fio.json")).read()
+	f = json.loads(text[text.index("{"):])["jobs"][0]
+	b = open(os.path.join(d, "bounces")).read().strip()
+	print(eval(expr))
+	PY
+}
+
+idle_pct()
+{
+	insn_py "$1" '"%.3f" % ((ns - 8 * (w["user"] + w["kernel"])) / ns * 100)' 2>/dev/null
+}
+
+# window_exact JOBDIR PCT: instructions x 8 ns is the window's time, to
+# PCT % (the rest is idle, never negative).
+window_exact()
+{
+	local v
+	v=$(insn_py "$1" '(ns - 8 * (w["user"] + w["kernel"])) / ns * 100') || return 1
+	python3 -c "import sys; v = float(sys.argv[1]); sys.exit(not (-1e-6 <= v <= $2))" "$v" ||
+		{ echo "idle $v % of the window, wanted 0 to $2"; return 1; }
+}
+
+bounces_agree()
+{
+	local v
+	v=$(insn_py "$1" 'f"{X.bounces(w)} {b}"') || return 1
+	[ "${v% *}" = "${v#* }" ] && [ "${v% *}" -gt 0 ] ||
+		{ echo "plugin $v hist"; return 1; }
+}
+
+# fio_iops JOBDIR: the job's read + write IOPS.
+fio_iops()
+{
+	python3 - "$1/fio.json" <<-'PY'
+	import json, sys
+	t = open(sys.argv[1]).read()
+	j = json.loads(t[t.index("{"):])["jobs"][0]
+	print(j["read"]["iops"] + j["write"]["iops"])
+	PY
+}
+
+# same_iops JOB1 JOB2 PCT: their IOPS within PCT %.
+same_iops()
+{
+	local a b
+	a=$(fio_iops "$1") && b=$(fio_iops "$2") || return 1
+	python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(not abs(a / b - 1) * 100 <= $3)" "$a" "$b" ||
+		{ echo "IOPS $a with the plugin, $b without"; return 1; }
+}

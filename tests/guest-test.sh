@@ -45,6 +45,7 @@ IBUF=integrity-buffered-1k.fio
 # 64 KiB at QD8: at most 8 x 16 = 128 bounce pages in flight
 OCC=occupancy-write-64k-qd8.fio
 WB=pressure-writeback.fio
+LAT=lat-randread-4k-qd1.fio
 . "$BL_ROOT/lib/lab.sh"
 POST_REFUSAL=$(bl_lab_refusal "$(bl_lab_disk usb-pio channel)")
 SDEBUG_IGNORED='lab_no_highmem ignored: no driver can ask for bounce buffering any more'
@@ -144,6 +145,28 @@ test_truth_table()
 		bash -c "! grep -q '$POST_REFUSAL' '$RUNS/$n/guest/dmesg.txt'"
 }
 
+# insnprof (bench/qemu-plugin) on the insn clock: a window's instructions
+# times 8 ns are its time (a ram disk never idles), the plugin's count of
+# bounce completions equals the hist trigger's count of bounced bios, and
+# the same boot without the plugin measures the same IOPS.
+test_insn_counts()
+{
+	local jobs="ram-bounce:$LAT ram:$LAT" d pid rc=0
+	BOUNCELAB_INSNPROF=on boot_insn insn-on pre-fixed "$jobs" &
+	pid=$!
+	BOUNCELAB_INSNPROF=off boot_insn insn-off pre-fixed "$jobs" || rc=1
+	wait $pid || rc=1
+	ROW_OK=$(( ! rc ))
+	d=$(jobdir insn-on 1)
+	rcheck "insn: the window's instructions are its time ($(idle_pct "$d")% idle)" \
+		window_exact "$d" 0.1
+	rcheck "insn: plugin's bounce completions = hist trigger's bounces ($(bounces insn-on 1))" \
+		bounces_agree "$d"
+	rcheck "insn: the control disk's window too" window_exact "$(jobdir insn-on 2)" 0.1
+	rcheck "insn: the plugin adds no guest time (IOPS within 0.2% without it)" \
+		same_iops "$d" "$(jobdir insn-off 1)" 0.2
+}
+
 # A boot that must fail: exit non-zero, status saying REASON, serial log
 # kept, within LIMIT seconds of wall time.
 expect_failed_boot()
@@ -175,8 +198,9 @@ test_bounds()
 }
 
 mkdir -p "$RUNS"
-# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; three bounds
-t_plan 72
+# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; four counts; three bounds
+t_plan 76
 test_truth_table
+test_insn_counts
 test_bounds
 t_summary

@@ -9,6 +9,8 @@ disagree: their selections are selected(FLAG), not lists of their own.
 import re
 from typing import NamedTuple
 
+from . import insnprof as X
+
 # kind: "throughput" (higher is faster), "latency" (lower is faster),
 # "cost" (lower is cheaper: CPU or time spent per unit of work) or "level"
 # (no better/worse: only higher/lower).
@@ -89,6 +91,15 @@ _add("time_user_us_per_io", "µs", COST, "user CPU per I/O (/proc/stat user+nice
 _add("time_sys_us_per_io", "µs", COST, "system CPU per I/O (/proc/stat system)")
 _add("time_irq_us_per_io", "µs", COST, "irq and softirq CPU per I/O (/proc/stat)")
 _add("time_idle_us_per_io", "µs", COST, "idle time per I/O (/proc/stat idle+iowait)")
+# The exact budget of one I/O on an exact clock (insnprof.py): the
+# plugin's instruction counts times the clock's ns per instruction.
+_add("insn_window_us_per_io", "µs", COST, "time per I/O over the counted window (guest clock)")
+_add("insn_user_us_per_io", "µs", COST, "user instructions per I/O, as time (exact)")
+_add("insn_kernel_us_per_io", "µs", COST, "kernel instructions per I/O, as time (exact)")
+_add("insn_idle_us_per_io", "µs", COST, "idle time per I/O (window less instructions, exact)")
+_add("insn_bounces_per_io", "bios", LEVEL, "bounced bios per I/O (calls of the bounce completions)")
+for _p in X.PART_NAMES:
+    _add(X.metric_key(_p), "µs", COST, f"kernel time per I/O in {_p} (exact)")
 _add("bounce_submit_us_p50", "µs", COST, "bounce at submit per bounced bio, p50")
 _add("bounce_submit_us_p99", "µs", COST, "bounce at submit per bounced bio, p99")
 _add("bounce_endio_us_p50", "µs", COST, "bounce at completion per bounced bio, p50")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import insnprof as X
 from . import integrity as I
 from . import labconf as L
 from . import metrics as M
@@ -139,9 +140,11 @@ def _time_budget_rows(st0, st1, dirs):
     return rows
 
 
-def job_metrics(jdir):
+def job_metrics(jdir, ns_per_insn=None, profiles=None):
     """Metrics of one measured job folder.
 
+    ns_per_insn: the boot's time per instruction on an exact clock (the
+    insnprof counts are read then); profiles: insnprof.job_profile's cache.
     Returns (rows, info, curves): rows is [(metric, value)], info has the
     bounce tracepoint state, curves is [(direction, percentile, clat_us)].
     """
@@ -200,6 +203,14 @@ def job_metrics(jdir):
     # (the bounce code is gone): no row, but the job says why.
     bounces = R.read_bounces(os.path.join(jdir, "bounces"))
     hist = R.read_bounce_hist(os.path.join(jdir, "bounce-hist.txt"))
+    prof = X.job_profile(jdir, profiles) if ns_per_insn else None
+    if prof:
+        rows += X.job_rows(*prof, sum(rec["ios"] for rec in dirs.values()), ns_per_insn)
+    if (R.read_text(os.path.join(jdir, "bounces")) or "").strip() == "insnprof":
+        # an unprobed twin on an exact clock: the plugin counted them
+        bounces = X.bounces(prof[0]) if prof else None
+        if prof and bounces is None:
+            bounces = "absent"
     if bounces == "absent":
         info["bounce_trace"] = "absent"
     elif isinstance(bounces, int):
@@ -439,6 +450,9 @@ def load_run(path):
         cmdline = R.read_text(os.path.join(gdir, "cmdline.txt"))
         clock = R.read_clocksource(os.path.join(gdir, "dmesg.txt"))
         copy = _copyref(os.path.join(gdir, "copyref.txt"))
+        icount = L.clock(lab, (R.read_text(os.path.join(bdir, "clock")) or "").strip()).get("icount")
+        ns_per_insn = 2 ** int(icount) if str(icount or "").isdigit() else None
+        profiles = {}
         for name in R.listdir(os.path.join(gdir, "jobs")):
             jdir = os.path.join(gdir, "jobs", name)
             if not os.path.isdir(jdir):
@@ -456,7 +470,7 @@ def load_run(path):
                                      reason=reason, dir=rel, **key))
                 jobs.append(jrow)
                 continue
-            rows, info, curve = job_metrics(jdir)
+            rows, info, curve = job_metrics(jdir, ns_per_insn, profiles)
             jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
             jobs.append(jrow)
             if info["hist_dropped"] and info["hist_dropped"] > 0:

@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The instruction counts of a job on an exact clock: the reader of the
+insnprof QEMU plugin (bench/qemu-plugin/insnprof.c) and its guest
+markers (guest/helpers/insnmark.c).
+
+Files (missing means not measured, never zero):
+  BOOT/insnprof.txt      the plugin's windows, one a job: user and kernel
+                         instructions, per kernel symbol its instructions,
+                         calls and "rep movs" iterations
+  JOB/insn-window        "open N NS" and "close N NS": the window's number
+                         and the guest clock at both ends
+
+Under -icount shift=S every instruction takes 2^S ns of virtual time and a
+halted vCPU lets the clock jump, so a window's time is exactly its
+instructions times 2^S plus its idle time: what is counted is the whole
+time budget, user, kernel and idle, with nothing sampled.
+
+Kernel instructions are split into parts by symbol (PARTS, first match
+wins; "rep movs" iterations are taken out of every symbol into "copy"),
+so that the difference of two kernels per I/O says what a bounce costs:
+the copy, the bounce page, the clone, kmap, the completion, the lab's own
+instruments (tracing), and the rest.
+"""
+import os
+import re
+
+# (part, pattern of kernel symbols): the first that matches takes the
+# symbol. "copy" is not here: it is every symbol's rep movs iterations.
+PARTS = (
+    ("instruments", r"ftrace|fgraph|graph_|trace|tracing|hist_|_hist|^event_|"
+                    r"ring_buffer|^rb_|lab_occ|hash_contains_ip"),
+    ("bounce page", r"^mempool_|alloc_pages|get_page_from_freelist|rmqueue|"
+                    r"free_unref_page|free_pcppages|^__free_pages|^free_pages|"
+                    r"zone_page_state|next_zones_zonelist|prep_new_page|"
+                    r"post_alloc_hook|zone_watermark|_raw_spin_trylock"),
+    ("bio clone", r"^bio_alloc|bio_clone|^bio_free|^bio_put|^bio_init|"
+                  r"^bio_uninit|bio_split|bvec_alloc|bvec_free|"
+                  r"^kmem_cache_alloc|^kmem_cache_free|__blk_queue_bounce|"
+                  r"bounce_clone_bio"),
+    ("kmap", r"kmap|kunmap|^page_address|migrate_enable|migrate_disable|"
+             r"flush_tlb_one"),
+    ("completion", r"bounce_end_io|^bio_endio"),
+)
+COPY, OTHER = "copy", "other kernel"
+PART_NAMES = ("copy",) + tuple(p for p, _ in PARTS) + (OTHER,)
+_PATTERNS = tuple((p, re.compile(rx)) for p, rx in PARTS)
+# A bounced bio completes through one of these (every kernel with the
+# bounce code since 2.6): their calls count the bounces.
+BOUNCE_ENDS = ("bounce_end_io_read", "bounce_end_io_write")
+
+
+def part_of(symbol):
+    for part, rx in _PATTERNS:
+        if rx.search(symbol):
+            return part
+    return OTHER
+
+
+def metric_key(part):
+    return "insn_part_" + re.sub(r"\W+", "_", part) + "_us_per_io"
+
+
+def read_profile(path):
+    """{window: {"user", "kernel", "syms": {name: (count, calls, copy)}}}
+    of the closed windows, {} when the file is missing or not insnprof's."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return {}
+    if not lines or not lines[0].startswith("insnprof 1 "):
+        return {}
+    if "vcpus=1 " not in lines[0] + " ":
+        return {}           # racing counters: not exact, not used
+    out, cur, wid = {}, None, None
+    for line in lines[1:]:
+        p = line.split()
+        if not p:
+            continue
+        if p[0] == "window" and len(p) == 4:
+            wid = int(p[1])
+            cur = {"user": int(p[2].split("=")[1]),
+                   "kernel": int(p[3].split("=")[1]), "syms": {}}
+        elif p[0] == "sym" and cur is not None and len(p) == 5:
+            cur["syms"][p[1]] = tuple(int(x) for x in p[2:])
+        elif p[0] == "end" and cur is not None and int(p[1]) == wid:
+            out[wid] = cur
+            cur = None
+    return out
+
+
+def read_window(path):
+    """(window, open_ns, close_ns) of a job's insn-window file, or None."""
+    ends = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                p = line.split()
+                if len(p) == 3 and p[0] in ("open", "close"):
+                    ends[p[0]] = (int(p[1]), int(p[2]))
+    except (OSError, ValueError):
+        return None
+    if set(ends) != {"open", "close"} or ends["open"][0] != ends["close"][0]:
+        return None
+    return ends["open"][0], ends["open"][1], ends["close"][1]
+
+
+def boot_dir(jdir):
+    """BOOT of BOOT/guest/jobs/JOB."""
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.normpath(jdir))))
+
+
+def job_profile(jdir, cache=None):
+    """(window counts, window ns) of a job folder, or None when it was not
+    profiled. cache: a dict kept across the jobs of one run, so each
+    boot's profile is read once."""
+    win = read_window(os.path.join(jdir, "insn-window"))
+    if win is None:
+        return None
+    path = os.path.join(boot_dir(jdir), "insnprof.txt")
+    if cache is None:
+        cache = {}
+    if path not in cache:
+        cache[path] = read_profile(path)
+    counts = cache[path].get(win[0])
+    return None if counts is None else (counts, win[2] - win[1])
+
+
+def bounces(counts):
+    """Bounced bios of a window: the calls of the bounce completions, or
+    None when the kernel has neither (no bounce code)."""
+    calls = [counts["syms"][s][1] for s in BOUNCE_ENDS if s in counts["syms"]]
+    return sum(calls) if calls else None
+
+
+def job_rows(counts, window_ns, ios, ns_per_insn):
+    """[(metric, value)] of one window: µs per I/O of the whole window, of
+    user, kernel and idle time, and of each part of the kernel's."""
+    if not ios or not ns_per_insn:
+        return []
+    per_io = ns_per_insn / 1000.0 / ios
+    parts = dict.fromkeys(PART_NAMES, 0)
+    for name, (count, _calls, copy) in counts["syms"].items():
+        parts[COPY] += copy
+        parts[part_of(name)] += count - copy
+    insns = counts["user"] + counts["kernel"]
+    rows = [("insn_window_us_per_io", window_ns / 1000.0 / ios),
+            ("insn_user_us_per_io", counts["user"] * per_io),
+            ("insn_kernel_us_per_io", counts["kernel"] * per_io),
+            ("insn_idle_us_per_io", (window_ns - insns * ns_per_insn) / 1000.0 / ios)]
+    rows += [(metric_key(p), n * per_io) for p, n in parts.items()]
+    n = bounces(counts)
+    if n is not None:
+        rows.append(("insn_bounces_per_io", n / ios))
+    return rows

@@ -12,6 +12,7 @@ from . import headline as H
 from . import headline_table as HT
 from . import labconf as L
 from . import budget as B
+from . import insnbudget as XB
 from . import memory as MEM
 from . import metrics as M
 from . import roles as ROLES
@@ -546,6 +547,9 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     cost = H.cost_section(run, verdicts)
     if cost:
         parts += ["## What a bounce costs", ""] + cost + [""]
+    counted = XB.section(run)
+    if counted:
+        parts += ["## What a bounce costs, counted", ""] + counted + [""]
     budget = B.section(run)
     if budget:
         parts += ["## Where an I/O's time goes", ""] + budget + [""]

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What one bounce costs, counted: the exact time budget of an I/O on an
+exact clock, the bounce's parts, and whether the lab's measures agree.
+
+For each performance job on a bounce-candidate disk whose boots carry the
+insnprof counts (insnprof.py), the medians of boots per variant of time
+per I/O (1 / IOPS), of the counted window's user, kernel and idle time per
+I/O and of the kernel's parts. The bounce variant against the baseline
+gives:
+
+  the budget       the difference of each part per I/O, and their sum
+                   against the difference of 1 / IOPS (they differ only by
+                   the few instructions between fio's clock and the
+                   window's ends);
+  per bounce       the added time over the bounces per I/O (the calls of
+                   the bounce completions), also in plain 4 KiB memcpys of
+                   the same boots (copyref), a unit of the guest's own;
+  the consistency  the three measures of one bounce's cost side by side:
+                   time per I/O, CPU per I/O (exact, and the tick-sampled
+                   /proc/stat figure the lab used to report), and the cost
+                   of the bounce functions alone (copy, bounce page, clone,
+                   kmap, completion); two that differ by more than
+                   AGREE_PCT are flagged, with the measured quantity that
+                   makes up the gap.
+"""
+import numpy as np
+
+from . import determinism as D
+from . import insnprof as X
+from . import roles as ROLES
+from . import stats as S
+
+AGREE_PCT = 10.0
+WALL = "time_wall_us_per_io"
+PARTS = tuple(X.metric_key(p) for p in X.PART_NAMES)
+BOUNCE_PARTS = tuple(X.metric_key(p) for p in
+                     ("copy", "bounce page", "bio clone", "kmap", "completion"))
+SIDE = ("insn_window_us_per_io", "insn_user_us_per_io",
+        "insn_kernel_us_per_io", "insn_idle_us_per_io", "insn_bounces_per_io")
+TICK_CPU = ("time_sys_us_per_io", "time_irq_us_per_io")
+
+
+def _median(t, variant, disk, job, metric):
+    v = t[(t["variant"] == variant) & (t["disk"] == disk) & (t["job"] == job) &
+          (t["metric"] == metric)]["value"]
+    return float(np.median(v)) if len(v) else np.nan
+
+
+def _fmt(x, nd=1):
+    return "n/a" if not np.isfinite(x) else f"{x:+.{nd}f}"
+
+
+def pairs(run):
+    """[(disk, job, bounce variant, baseline, {metric: (bounce, base)})]
+    for the candidate disks' performance jobs with insnprof counts, the
+    pressure-free boots only."""
+    t = run.tidy
+    if t.empty or "insn_kernel_us_per_io" not in set(t["metric"]):
+        return []
+    t = t[t["pressure"] == "none"] if "pressure" in t else t
+    variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
+    base = [v for v in variants if ROLES.variant_role(run, v) == "baseline"]
+    bounce = [v for v in variants if S.is_bounce_variant(run, v)]
+    if not base or not bounce:
+        return []
+    perf = D.performance_jobs(run)
+    out = []
+    metrics = (WALL,) + SIDE + PARTS + TICK_CPU
+    for disk in sorted(d for d in set(t["disk"]) if "/" not in str(d)):
+        if not ROLES.is_candidate(run, disk):
+            continue
+        jobs = set(t[(t["disk"] == disk) & (t["metric"] == "insn_kernel_us_per_io")]["job"])
+        for job in sorted(jobs & perf):
+            for v in bounce:
+                vals = {m: (_median(t, v, disk, job, m), _median(t, base[0], disk, job, m))
+                        for m in metrics}
+                if np.isfinite(vals[WALL][0]) and np.isfinite(vals[WALL][1]):
+                    out.append((disk, job, v, base[0], vals))
+    return out
+
+
+def _delta(vals, m):
+    a, b = vals[m]
+    return a - b if np.isfinite(a) and np.isfinite(b) else np.nan
+
+
+def _memcpy_us(run, variant):
+    j = run.jobs
+    if "memcpy_4k_us" not in j:
+        return np.nan
+    v = j[j["variant"] == variant]["memcpy_4k_us"].dropna()
+    return float(np.median(v)) if len(v) else np.nan
+
+
+def budget(vals):
+    """(parts [(name, Δ µs per I/O)], user Δ, idle Δ, sum, Δ wall)."""
+    parts = [(p, _delta(vals, X.metric_key(p))) for p in X.PART_NAMES]
+    user, idle = _delta(vals, "insn_user_us_per_io"), _delta(vals, "insn_idle_us_per_io")
+    total = sum(x for _, x in parts) + user + idle
+    return parts, user, idle, total, _delta(vals, WALL)
+
+
+def consistency(vals):
+    """The three measures of the added time per I/O, in µs:
+    (time, exact CPU, bounce functions, tick CPU); disagreements as
+    [(a, b, gap %)] above AGREE_PCT among the first three."""
+    time = _delta(vals, WALL)
+    cpu = _delta(vals, "insn_user_us_per_io") + _delta(vals, "insn_kernel_us_per_io")
+    funcs = sum(_delta(vals, m) for m in BOUNCE_PARTS)
+    tick = sum(_delta(vals, m) for m in TICK_CPU)
+    named = (("time per I/O", time), ("CPU per I/O", cpu), ("bounce functions", funcs))
+    bad = []
+    for i, (na, a) in enumerate(named):
+        for nb, b in named[i + 1:]:
+            if np.isfinite(a) and np.isfinite(b) and max(abs(a), abs(b)) > 0:
+                gap = abs(a - b) / max(abs(a), abs(b)) * 100
+                if gap > AGREE_PCT:
+                    bad.append((na, nb, gap))
+    return time, cpu, funcs, tick, bad
+
+
+def section(run):
+    """Markdown lines, or [] when no boot of the run was counted."""
+    rows = pairs(run)
+    if not rows:
+        return []
+    lines = ["Counted, not sampled: on an exact clock every instruction takes the "
+             "same virtual time, and the insnprof plugin counts each one by kernel "
+             "symbol while adding none, so a job's time is its instructions plus its "
+             "idle time, exactly. Differences of medians of boots, bounce variant "
+             "less baseline, in µs per I/O; \"copy\" is the rep movs iterations "
+             "(one a byte or a word: see README, instruction time).", ""]
+    head = ["disk", "job", "pair", "Δ 1/IOPS", "sum of parts"] + list(X.PART_NAMES) + \
+        ["user", "idle"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    notes = []
+    for disk, job, v, b, vals in rows:
+        parts, user, idle, total, wall = budget(vals)
+        lines.append("| " + " | ".join(
+            [disk, job, f"{v} − {b}", _fmt(wall), _fmt(total)] +
+            [_fmt(x) for _, x in parts] + [_fmt(user), _fmt(idle)]) + " |")
+        notes.append(_job_notes(run, disk, job, v, b, vals, total, wall))
+    return lines + [""] + [n for group in notes for n in group]
+
+
+def _job_notes(run, disk, job, v, b, vals, total, wall):
+    time, cpu, funcs, tick, bad = consistency(vals)
+    gap = abs(total - wall) / abs(wall) * 100 if wall else np.nan
+    out = [f"- **{disk} {job}**: {v} adds {_fmt(wall)} µs per I/O over {b}; "
+           f"the parts sum to {_fmt(total)} ({gap:.1f}% apart: the window's ends "
+           f"lie outside fio's clock)."]
+    per_io = vals["insn_bounces_per_io"][0]
+    if np.isfinite(per_io) and per_io > 0:
+        memcpy = _memcpy_us(run, v)
+        one = wall / per_io
+        copies = (f", {one / memcpy:.1f} plain 4 KiB memcpys of the same boots "
+                  f"({memcpy:.2f} µs each)") if np.isfinite(memcpy) and memcpy > 0 else ""
+        out.append(f"  One bounce: {per_io:.3f} bounces per I/O, so {one:.1f} µs "
+                   f"each{copies}.")
+    else:
+        out.append("  No bounce was counted in these boots: no cost per bounce.")
+    out.append(f"  Measures: time per I/O {_fmt(time)}, CPU per I/O {_fmt(cpu)} "
+               f"(idle {_fmt(vals['insn_idle_us_per_io'][0] - vals['insn_idle_us_per_io'][1])}), "
+               f"bounce functions {_fmt(funcs)} (the rest of the kernel "
+               f"{_fmt(_delta(vals, X.metric_key(X.OTHER)))}, the lab's instruments "
+               f"{_fmt(_delta(vals, X.metric_key('instruments')))}); "
+               f"the tick-sampled sys+irq of /proc/stat says {_fmt(tick)}"
+               + (f", {abs(tick - cpu) / abs(cpu) * 100:.0f}% off the count."
+                  if np.isfinite(tick) and cpu else "."))
+    if bad:
+        out.append("  **Disagree** by more than "
+                   f"{AGREE_PCT:g}%: " + "; ".join(f"{a} and {b2} ({g:.0f}%)"
+                                                     for a, b2, g in bad) + ".")
+    else:
+        out.append(f"  The three agree within {AGREE_PCT:g}%.")
+    return out

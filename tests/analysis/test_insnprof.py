@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The insnprof counts (insnprof.py) and what a bounce costs, counted
+(insnbudget.py): the plugin's file and the guest's window notes read
+right, a window's time split exactly into user, kernel parts and idle,
+the bounces of an unprobed twin taken from the plugin, and the budget's
+parts summing to the added time per I/O."""
+import glob
+import json
+import os
+import tempfile
+import unittest
+
+import helpers as H
+from analysis import insnbudget, insnprof as X, tidy
+
+NS = 8      # the insn clock: -icount shift=3
+# per I/O, in instructions: user, then kernel by symbol (count, calls,
+# rep movs iterations); pre-fixed adds a bounce to every I/O
+BASE = {"blk_mq_submit_bio": (15000, 1, 0), "sg_copy_buffer": (5000, 1, 4096)}
+BOUNCE = {"__blk_queue_bounce": (312, 1, 0), "bounce_end_io_read": (1187, 1, 1025),
+          "mempool_alloc_noprof": (99, 1, 0), "get_page_from_freelist": (600, 1, 0),
+          "bio_alloc_bioset": (550, 1, 0), "__kmap_local_pfn_prot": (-336, 0, 0)}
+USER = 4900
+
+
+def profile_text(windows, vcpus=1):
+    """insnprof.txt of {window: {symbol: (count, calls, copy)}}, user
+    instructions USER per I/O times the window's ios."""
+    out = [f"insnprof 1 vcpus={vcpus} kbase=0xc0000000 symbols=9"]
+    for w, (ios, syms) in windows.items():
+        kern = {s: tuple(x * ios for x in v) for s, v in syms.items()}
+        out.append(f"window {w} user={USER * ios} kernel={sum(c for c, _, _ in kern.values())}")
+        out += [f"sym {s} {c} {n} {k}" for s, (c, n, k) in kern.items()]
+        out.append(f"end {w}")
+    return "\n".join(out) + "\n"
+
+
+def kernel_syms(variant):
+    syms = dict(BASE)
+    if variant == "pre-fixed":
+        for s, v in BOUNCE.items():
+            c = syms.get(s, (0, 0, 0))
+            syms[s] = tuple(a + b for a, b in zip(c, v))
+    return syms
+
+
+def counted_run(root):
+    """pre and pre-fixed on ram-bounce under insn, two reps, one job and
+    its probed twin; each window's time is exactly its instructions."""
+    boots = [dict(variant=v, disk="ram-bounce", pressure="none", rep=r,
+                  jobs=[dict(device="ram-bounce", template="ram", job="lat-randread-4k-qd1",
+                             bounces=100 if v == "pre-fixed" else 0, probe=None),
+                        dict(device="ram-bounce", template="ram", job="lat-randread-4k-qd1",
+                             bounces=0)])
+             for r in (1, 2) for v in ("pre", "pre-fixed")]
+    H.make_run(root, boots)
+    for bdir in glob.glob(os.path.join(root, "boots", "*")):
+        v = "pre-fixed" if "pre-fixed" in bdir else "pre"
+        H.write_text(os.path.join(bdir, "clock"), "insn\n")
+        windows = {}
+        for n, jdir in enumerate(sorted(glob.glob(os.path.join(bdir, "guest", "jobs", "*"))), 1):
+            syms = kernel_syms(v)
+            ios = 1000
+            per_io = USER + sum(c for c, _, _ in syms.values())
+            # fio's IOPS from the instruction count: 1 / IOPS is the time
+            # of one I/O, the window 0.1 % longer (fio's clock inside it)
+            fio = H.read_json(os.path.join(jdir, "fio.json"))
+            fio["jobs"] = fio["jobs"][:1]
+            for j in fio["jobs"]:
+                j["read"]["total_ios"], j["write"]["total_ios"] = ios, 0
+                j["read"]["iops"], j["write"]["iops"] = 1e9 / (per_io * NS), 0
+            H.write_text(os.path.join(jdir, "fio.json"), json.dumps(fio) + "\n")
+            H.write_text(os.path.join(jdir, "insn-window"),
+                         f"open {n} 1000\nclose {n} {1000 + int(ios * per_io * NS * 1.001)}\n")
+            if n == 2 and v == "pre-fixed":
+                H.write_text(os.path.join(jdir, "bounces"), "insnprof\n")
+                os.remove(os.path.join(jdir, "bounce-hist.txt"))
+            windows[n] = (ios, syms)
+        H.write_text(os.path.join(bdir, "insnprof.txt"), profile_text(windows))
+    meta = {"run_id": "c", "status": "complete", "clock": "host",
+            "disk_clocks": {"ram-bounce": "insn"}, "accel": "tcg"}
+    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    return tidy.load_run(root)
+
+
+class Reader(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, name, text):
+        path = os.path.join(self.dir, name)
+        H.write_text(path, text)
+        return path
+
+    def test_windows_closed_only(self):
+        text = profile_text({1: (10, BASE)}) + "window 2 user=5 kernel=5\nsym x 5 1 0\n"
+        got = X.read_profile(self.write("p.txt", text))
+        self.assertEqual(sorted(got), [1])
+        self.assertEqual(got[1]["syms"]["sg_copy_buffer"], (50000, 10, 40960))
+        self.assertEqual(got[1]["user"], USER * 10)
+
+    def test_racing_counters_not_read(self):
+        path = self.write("p.txt", profile_text({1: (10, BASE)}, vcpus=2))
+        self.assertEqual(X.read_profile(path), {})
+
+    def test_missing_is_not_zero(self):
+        self.assertEqual(X.read_profile(os.path.join(self.dir, "none")), {})
+        self.assertIsNone(X.read_window(self.write("w", "open 3 10\n")))
+        self.assertIsNone(X.read_window(self.write("w2", "open 3 10\nclose 4 20\n")))
+        self.assertEqual(X.read_window(self.write("w3", "open 3 10\nclose 3 25\n")), (3, 10, 25))
+
+    def test_parts(self):
+        self.assertEqual(X.part_of("trace_graph_entry"), "instruments")
+        self.assertEqual(X.part_of("mempool_alloc_noprof"), "bounce page")
+        self.assertEqual(X.part_of("__blk_queue_bounce"), "bio clone")
+        self.assertEqual(X.part_of("kunmap_local_indexed"), "kmap")
+        self.assertEqual(X.part_of("bounce_end_io_read"), "completion")
+        self.assertEqual(X.part_of("schedule"), X.OTHER)
+
+    def test_rows_split_the_window_exactly(self):
+        counts = X.read_profile(self.write("p.txt", profile_text({1: (10, kernel_syms("pre-fixed"))})))[1]
+        insns = counts["user"] + counts["kernel"]
+        rows = dict(X.job_rows(counts, insns * NS + 800, 10, NS))
+        self.assertAlmostEqual(rows["insn_idle_us_per_io"], 0.08)
+        self.assertAlmostEqual(rows["insn_user_us_per_io"] + rows["insn_kernel_us_per_io"]
+                               + rows["insn_idle_us_per_io"], rows["insn_window_us_per_io"])
+        parts = sum(rows[X.metric_key(p)] for p in X.PART_NAMES)
+        self.assertAlmostEqual(parts, rows["insn_kernel_us_per_io"])
+        self.assertAlmostEqual(rows[X.metric_key("copy")], (4096 + 1025) * NS / 1000)
+        self.assertEqual(rows["insn_bounces_per_io"], 1)
+
+
+class Budget(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.counted = counted_run(cls.tmp.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_unprobed_twin_bounces_from_the_plugin(self):
+        j = self.counted.jobs
+        twin = j[(j["variant"] == "pre-fixed") & (j["dir"].str.contains("/02-"))]
+        self.assertTrue((twin["bounce_trace"] == "counted").all())
+        self.assertTrue((twin["bounces"] == 1000).all())
+
+    def test_parts_sum_to_the_added_time(self):
+        rows = insnbudget.pairs(self.counted)
+        self.assertTrue(rows)
+        for _disk, _job, v, b, vals in rows:
+            self.assertEqual((v, b), ("pre-fixed", "pre"))
+            parts, user, idle, total, wall = insnbudget.budget(vals)
+            added = sum(c for c, _, _ in BOUNCE.values()) * NS / 1000
+            self.assertAlmostEqual(wall, added, places=3)
+            self.assertLess(abs(total - wall) / wall, 0.05)
+            self.assertAlmostEqual(dict(parts)["copy"], 1025 * NS / 1000, places=6)
+            self.assertAlmostEqual(user, 0, places=6)
+
+    def test_consistency_and_section(self):
+        for *_, vals in insnbudget.pairs(self.counted):
+            time, cpu, funcs, _tick, bad = insnbudget.consistency(vals)
+            self.assertEqual(bad, [])
+            self.assertAlmostEqual(funcs, time, places=3)
+        text = "\n".join(insnbudget.section(self.counted))
+        self.assertIn("The three agree within 10%", text)
+        self.assertIn("1.000 bounces per I/O", text)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -324,3 +324,45 @@ same_iops()
 	python3 -c "import sys; a, b = map(float, sys.argv[1:]); sys.exit(not abs(a / b - 1) * 100 <= $3)" "$a" "$b" ||
 		{ echo "IOPS $a with the plugin, $b without"; return 1; }
 }
+
+# reference_check JOBDIR TSV: one test: the job's insnprof metrics equal
+# TSV's lines for its kernel's build_key, each within its tolerance; a
+# SKIP naming the lines to add when the kernel build has none.
+reference_check()
+{
+	local d=$1 tsv=$2 key out rc=0
+	key=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["build_key"])' \
+		"$(dirname "$(dirname "$(dirname "$d")")")/build-info.json" 2>/dev/null)
+	if [ "$ROW_OK" != 1 ] || [ -z "$key" ]; then
+		t_skip "insn: the counts are the reference's" "the boot failed"
+		return
+	fi
+	out=$(PYTHONPATH=$BL_ROOT/bench python3 - "$d" "$tsv" "$key" <<-'PY'
+	import json, sys
+	from analysis import insnprof as X
+	d, tsv, key = sys.argv[1:]
+	ref = [l.split("\t") for l in open(tsv).read().splitlines()
+	       if l and not l.startswith("#")]
+	ref = {m: (float(v), float(tol)) for k, m, v, tol in ref if k == key}
+	w, ns = X.job_profile(d)
+	text = open(f"{d}/fio.json").read()
+	f = json.loads(text[text.index("{"):])["jobs"][0]
+	got = dict(X.job_rows(w, ns, f["read"]["total_ios"] + f["write"]["total_ios"], 8))
+	names = ("insn_user_us_per_io", "insn_kernel_us_per_io", "insn_part_copy_us_per_io",
+	         "insn_part_bounce_page_us_per_io", "insn_bounces_per_io")
+	if not ref:
+	    print("\n".join(f"{key}\t{m}\t{got[m]:.4f}\t-" for m in names))
+	    sys.exit(3)
+	bad = [f"{m} {got.get(m)} vs {v} (±{tol}%)" for m, (v, tol) in ref.items()
+	       if m not in got or abs(got[m] - v) > abs(v) * tol / 100]
+	print("; ".join(bad) or "; ".join(f"{m} {got[m]:.4f}" for m in ref))
+	sys.exit(1 if bad else 0)
+	PY
+	) || rc=$?
+	case $rc in
+	0) t_ok "insn: the counts are the reference's ($out)" ;;
+	3) t_skip "insn: the counts are the reference's" \
+		"kernel build $key has no line in $tsv (a kernel input moved them); measured: $(echo "$out" | tr '\n' ' ')" ;;
+	*) t_fail "insn: the counts are the reference's" "$out" ;;
+	esac
+}

@@ -147,8 +147,9 @@ test_truth_table()
 
 # insnprof (bench/qemu-plugin) on the insn clock: a window's instructions
 # times 8 ns are its time (a ram disk never idles), the plugin's count of
-# bounce completions equals the hist trigger's count of bounced bios, and
-# the same boot without the plugin measures the same IOPS.
+# bounce completions equals the hist trigger's count of bounced bios, the
+# same boot without the plugin measures the same IOPS, and the counts are
+# those of bench/reference/insn.tsv for this kernel build.
 test_insn_counts()
 {
 	local jobs="ram-bounce:$LAT ram:$LAT" d pid rc=0
@@ -165,6 +166,7 @@ test_insn_counts()
 	rcheck "insn: the control disk's window too" window_exact "$(jobdir insn-on 2)" 0.1
 	rcheck "insn: the plugin adds no guest time (IOPS within 0.2% without it)" \
 		same_iops "$d" "$(jobdir insn-off 1)" 0.2
+	reference_check "$d" "$BL_ROOT/bench/reference/insn.tsv"
 }
 
 # A boot that must fail: exit non-zero, status saying REASON, serial log
@@ -198,8 +200,8 @@ test_bounds()
 }
 
 mkdir -p "$RUNS"
-# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; four counts; three bounds
-t_plan 76
+# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; five counts; three bounds
+t_plan 77
 test_truth_table
 test_insn_counts
 test_bounds

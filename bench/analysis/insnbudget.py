@@ -119,12 +119,50 @@ def consistency(vals):
     return time, cpu, funcs, tick, bad
 
 
+def per_job(run):
+    """[(disk, job, variant, {metric: median})] of every counted job on
+    every disk, pressure-free boots, variants in pair order."""
+    t = run.tidy
+    if t.empty or "insn_kernel_us_per_io" not in set(t["metric"]):
+        return []
+    t = t[t["pressure"] == "none"]
+    variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
+    out = []
+    for disk in sorted(d for d in set(t["disk"]) if "/" not in str(d)):
+        for job in sorted(set(t[(t["disk"] == disk) &
+                                (t["metric"] == "insn_kernel_us_per_io")]["job"])):
+            for v in variants:
+                vals = {m: _median(t, v, disk, job, m) for m in (WALL,) + SIDE}
+                if np.isfinite(vals["insn_kernel_us_per_io"]):
+                    out.append((disk, job, v, vals))
+    return out
+
+
+def _job_table(run):
+    rows = per_job(run)
+    if not rows:
+        return []
+    head = ["disk", "job", "variant", "1/IOPS", "window", "user", "kernel", "idle"]
+    out = ["Every counted job, µs per I/O (medians of boots): 1/IOPS over fio's "
+           "clock, the counted window, and its user, kernel and idle time, which "
+           "add up to the window exactly. Kernel time includes interrupts and "
+           "softirqs: the plugin counts instructions, not contexts.", "",
+           "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for disk, job, v, vals in rows:
+        out.append("| " + " | ".join([disk, job, v] + [
+            f"{vals[m]:.1f}" if np.isfinite(vals[m]) else "n/a"
+            for m in (WALL, "insn_window_us_per_io", "insn_user_us_per_io",
+                      "insn_kernel_us_per_io", "insn_idle_us_per_io")]) + " |")
+    return out + [""]
+
+
 def section(run):
     """Markdown lines, or [] when no boot of the run was counted."""
     rows = pairs(run)
+    table = _job_table(run)
     if not rows:
-        return []
-    lines = ["Counted, not sampled: on an exact clock every instruction takes the "
+        return table
+    lines = table + ["Counted, not sampled: on an exact clock every instruction takes the "
              "same virtual time, and the insnprof plugin counts each one by kernel "
              "symbol while adding none, so a job's time is its instructions plus its "
              "idle time, exactly. Differences of medians of boots, bounce variant "
@@ -143,7 +181,36 @@ def section(run):
     return lines + [""] + [n for group in notes for n in group]
 
 
+def _probe_note(run, disk, job, v):
+    """What function_graph said of one bounce in the probed twin, against
+    what its own hooks cost there (counted), or "" without a twin."""
+    t = run.tidy
+    twin = job + "+probe"
+    sub = _median(t, v, disk, twin, "bounce_submit_us_p50")
+    end = _median(t, v, disk, twin, "bounce_endio_us_p50")
+    if not (np.isfinite(sub) and np.isfinite(end)) or job.endswith("+probe"):
+        return ""
+    own = _median(t, v, disk, twin, X.metric_key("instruments"))
+    clean = _median(t, v, disk, job, X.metric_key("instruments"))
+    per = _median(t, v, disk, twin, "insn_bounces_per_io")
+    cost = ""
+    if np.isfinite(own) and np.isfinite(clean) and per and np.isfinite(per):
+        hooks = (own - clean) / per
+        cost = (f"; there its own hooks and the bounce count cost {hooks:.1f} µs per "
+                f"bounce (counted), which leaves {sub + end - hooks:.1f}: the probes "
+                "time themselves, and part of their cost lies outside what they time, "
+                "so on an exact clock the count replaces them")
+    return (f"function_graph (the probed twin) times one bounce at {sub + end:.1f} µs "
+            f"(p50 at submit {sub:.1f} + at completion {end:.1f}){cost}.")
+
+
 def _job_notes(run, disk, job, v, b, vals, total, wall):
+    if job.endswith("+probe"):
+        return [f"- **{disk} {job}** (the probed twin): {v} adds {_fmt(wall)} µs per "
+                f"I/O over {b}, of which the lab's instruments (function_graph, the "
+                f"bounce count) take {_fmt(_delta(vals, X.metric_key('instruments')))} "
+                f"and the rest of the kernel {_fmt(_delta(vals, X.metric_key(X.OTHER)))}: "
+                "a probed job measures its probes too; its numbers are not the bounce's."]
     time, cpu, funcs, tick, bad = consistency(vals)
     gap = abs(total - wall) / abs(wall) * 100 if wall else np.nan
     out = [f"- **{disk} {job}**: {v} adds {_fmt(wall)} µs per I/O over {b}; "
@@ -167,6 +234,9 @@ def _job_notes(run, disk, job, v, b, vals, total, wall):
                f"the tick-sampled sys+irq of /proc/stat says {_fmt(tick)}"
                + (f", {abs(tick - cpu) / abs(cpu) * 100:.0f}% off the count."
                   if np.isfinite(tick) and cpu else "."))
+    probed = _probe_note(run, disk, job, v)
+    if probed:
+        out.append("  " + probed)
     if bad:
         out.append("  **Disagree** by more than "
                    f"{AGREE_PCT:g}%: " + "; ".join(f"{a} and {b2} ({g:.0f}%)"

@@ -1153,7 +1153,8 @@ test_bad_arguments()
 	# ./run.sh compare passes the 2 on, having built nothing
 	for what in "--variants pre,nosuch|unknown variant 'nosuch'" \
 		"--reps 0|--reps wants a positive number, not '0'" \
-		"--set nosuch|no matrix set 'nosuch'"; do
+		"--set nosuch|no matrix set 'nosuch'" \
+		"--set versions --quick|--quick and --set name two matrix sets (versions, quick)"; do
 		rc=0
 		out=$("$sb/run.sh" compare "${small[@]}" ${what%%|*} --accel tcg --run-id ba-run 2>&1) || rc=$?
 		[ $rc = 2 ] && [ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/results/ba-run" ] &&
@@ -1350,7 +1351,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 100
+t_plan 101
 test_run_all_exit_code
 test_harness
 test_run_all_skipped

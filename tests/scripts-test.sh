@@ -984,7 +984,7 @@ test_pressure_boots()
 	local sb out rc=0 run plan known
 	sb=$(sandbox pressure)
 	# what the refusals name: every pressure of lab.conf, in its order
-	known=$(awk '$1 == "pressure" { printf "%s ", $2 }' "$BL_ROOT/bench/lab.conf")
+	known=$(. "$BL_ROOT/lib/lab.sh" && bl_lab_names pressure | tr '\n' ' ')
 	fake_cache
 	fake_qemu "$sb"
 	local small=(--variants pre,post --disks virtio --pressure none --reps 2

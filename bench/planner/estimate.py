@@ -34,7 +34,10 @@ def _means(runs):
         for x in rows:
             if len(x) < 7 or x[5] != "ok":
                 continue
-            secs = float(x[6] or 0)
+            try:
+                secs = float(x[6])
+            except ValueError:
+                secs = 0.0
             for table, k in ((sums, f"{x[2]}|{x[3]}"), (dsums, x[2])):
                 got = table.setdefault(k, [i, 0.0, 0])
                 if got[0] == i:

@@ -9,7 +9,6 @@ set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 . "$BL_ROOT/lib/deps.sh"
 . "$BL_ROOT/lib/variants.sh"
-. "$BL_ROOT/lib/matrix.sh"
 
 usage()
 {
@@ -86,22 +85,6 @@ cmd_boot_test()
 	"$BL_ROOT/tests/boot-test.sh" "$@"
 }
 
-# Kernels the compare arguments need: --variants, else the matrix's.
-compare_kernels()
-{
-	local quick=default v=''
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--quick) quick=quick ;;
-		--set) quick=${2:-} ;;
-		--variants) v=${2:-} ;;
-		esac
-		shift
-	done
-	[ -n "$v" ] || v=$(bl_matrix_get $quick variants)
-	printf '%s\n' ${v//,/ } | sort -u
-}
-
 # Build what the compare arguments need, boot, analyse: sets RUN (the run
 # folder) and RC (bench/compare's exit status, or 4 when every boot was ok
 # but the analysis failed); exits if no run folder.
@@ -111,11 +94,10 @@ run_compare()
 	RC=0
 	# the plan and its time estimate only: no deps, no builds, no boots
 	case " $* " in *" --dry-run "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
-	# a bad argument is refused (exit 2) before anything is built: the
-	# dry run checks every argument and needs nothing built
-	"$BL_ROOT/bench/compare" --dry-run "$@" >/dev/null || exit $?
-	mapfile -t kernels < <(compare_kernels "$@")
-	(bl_check_variants "${kernels[@]}") || exit 2
+	# a bad argument is refused (exit 2) before anything is built; the
+	# planner names the kernels the run boots (of the set it runs)
+	kernels=$("$BL_ROOT/bench/plan" kernels "$@") || exit $?
+	mapfile -t kernels <<<"$kernels"
 	cmd_deps
 	"$BL_ROOT/kernels/build" "${kernels[@]}"
 	"$BL_ROOT/guest/build"

@@ -1,95 +1,76 @@
 # SPDX-License-Identifier: GPL-2.0
-# Reading bench/lab.conf, the one description of the guest machine, its
-# disks and the variants' roles. Source it after lib/common.sh.
+# bench/lab.conf for shell scripts: the one description of the guest
+# machine, its disks and the variants' roles. Source it after
+# lib/common.sh. The file is parsed once, by bench/analysis/labconf.py
+# (the lab's one parser of it), into the arrays BL_LAB and BL_LAB_NAMES;
+# the functions below only look values up.
 
 BL_LAB_FILE=${BOUNCELAB_LAB_FILE:-$BL_ROOT/bench/lab.conf}
+_bl_lab_out=$(/usr/bin/python3 "$BL_ROOT/bench/analysis/labconf.py" --shell "$BL_LAB_FILE") ||
+	bl_die "cannot read $BL_LAB_FILE"
+eval "$_bl_lab_out"
+unset _bl_lab_out
 
-# Field $3 (1-based after TYPE and NAME; the last field takes the rest of
-# the line) of the line "TYPE NAME ..." ; fails when there is no such line.
-# _bl_lab TYPE NAME FIELD NFIELDS
+# _bl_lab TYPE NAME FIELD: a field of the line "TYPE NAME ..." ("-" is
+# empty); fails when there is no such line.
 _bl_lab()
 {
-	awk -v t="$1" -v n="$2" -v f="$3" -v nf="$4" '
-		$1 == t && $2 == n {
-			found = 1
-			line = $0
-			# drop TYPE NAME and the fields before f
-			for (i = 1; i < f + 2; i++)
-				sub(/^[[:space:]]*[^[:space:]]+[[:space:]]*/, "", line)
-			if (f < nf) { split(line, w, /[[:space:]]+/); line = w[1] }
-			print (line == "-" ? "" : line)
-			exit
-		}
-		END { exit !found }' "$BL_LAB_FILE"
+	[ -n "${BL_LAB[$1/$2]:-}" ] || return 1
+	printf '%s\n' "${BL_LAB[$1/$2/$3]:-}"
 }
 
-# Names of every line of TYPE, in file order.
+# Names of every line of TYPE, in file order, one per line.
 bl_lab_names()
 {
-	awk -v t="$1" '$1 == t { print $2 }' "$BL_LAB_FILE"
+	[ -z "${BL_LAB_NAMES[$1]:-}" ] || printf '%s\n' ${BL_LAB_NAMES[$1]}
+}
+
+# "unknown KIND 'NAME' (known: ...)", and exit 1.
+_bl_lab_unknown()
+{
+	bl_die "unknown $1 '$2' (known: $(bl_lab_names "$1" | tr '\n' ' '))"
 }
 
 bl_lab_default()
 {
-	_bl_lab default "$1" 1 1 || bl_die "no default '$1' in $BL_LAB_FILE"
+	_bl_lab default "$1" value || bl_die "no default '$1' in $BL_LAB_FILE"
 }
 
 # bl_lab_disk NAME channel|knob|role|label
 bl_lab_disk()
 {
-	local i
-	case $2 in channel) i=1 ;; knob) i=2 ;; role) i=3 ;; label) i=4 ;;
-	*) bl_die "bl_lab_disk: no field '$2'" ;; esac
-	_bl_lab disk "$1" $i 4 ||
-		bl_die "unknown disk '$1' (known: $(bl_lab_names disk | tr '\n' ' '))"
+	_bl_lab disk "$1" "$2" || _bl_lab_unknown disk "$1"
 }
 
 # bl_lab_channel NAME find|args
 bl_lab_channel()
 {
-	local i
-	case $2 in find) i=1 ;; args) i=2 ;;
-	*) bl_die "bl_lab_channel: no field '$2'" ;; esac
-	_bl_lab channel "$1" $i 2 || bl_die "unknown channel '$1' in $BL_LAB_FILE"
+	_bl_lab channel "$1" "$2" || bl_die "unknown channel '$1' in $BL_LAB_FILE"
 }
 
 # The refusal message of channel $1, empty when it has none.
 bl_lab_refusal()
 {
-	_bl_lab refusal "$1" 1 1 || true
+	_bl_lab refusal "$1" message || true
 }
 
 # Role of a kernel variant, empty when lab.conf gives it none.
 bl_lab_role()
 {
-	_bl_lab role "$1" 1 2 || true
-}
-
-# Dies unless every argument is a disk of lab.conf.
-bl_lab_check_disks()
-{
-	local d
-	for d in "$@"; do
-		bl_lab_disk "$d" role >/dev/null
-	done
-}
-
-bl_lab_check_pressures()
-{
-	local p
-	for p in "$@"; do
-		bl_lab_pressure "$p" kind >/dev/null
-	done
+	_bl_lab role "$1" role || true
 }
 
 # bl_lab_pressure NAME kind|mib|label (mib is empty for the default)
 bl_lab_pressure()
 {
-	local i
-	case $2 in kind) i=1 ;; mib) i=2 ;; label) i=3 ;;
-	*) bl_die "bl_lab_pressure: no field '$2'" ;; esac
-	_bl_lab pressure "$1" $i 3 ||
-		bl_die "unknown pressure '$1' (known: $(bl_lab_names pressure | tr '\n' ' '))"
+	_bl_lab pressure "$1" "$2" || _bl_lab_unknown pressure "$1"
+}
+
+# bl_lab_clock NAME cpus|icount|label: a clock of lab.conf (icount is
+# empty for host time).
+bl_lab_clock()
+{
+	_bl_lab clock "$1" "$2" || _bl_lab_unknown clock "$1"
 }
 
 # The disks of one boot: a matrix entry "ram-bounce+ram" names several
@@ -109,56 +90,4 @@ bl_lab_boot_disks()
 		esac
 		echo "$d"
 	done
-}
-
-# The JSON object {NAME: ROLE, ...} of every line of TYPE (disk or role).
-bl_lab_roles_json()
-{
-	local type=$1 field=$2 nf=$3 n first=1
-	printf '{'
-	for n in $(bl_lab_names "$type"); do
-		[ $first = 1 ] || printf ', '
-		first=0
-		printf '"%s": "%s"' "$n" "$(_bl_lab "$type" "$n" "$field" "$nf")"
-	done
-	printf '}'
-}
-
-# bl_lab_clock NAME cpus|icount|label: a clock of lab.conf (icount is
-# empty for host time).
-bl_lab_clock()
-{
-	local i
-	case $2 in cpus) i=1 ;; icount) i=2 ;; label) i=3 ;;
-	*) bl_die "bl_lab_clock: no field '$2'" ;; esac
-	_bl_lab clock "$1" $i 3 ||
-		bl_die "unknown clock '$1' (known: $(bl_lab_names clock | tr '\n' ' '))"
-}
-
-# The clocks with an -icount shift, one per line: exact clocks, whose
-# boots may run side by side (bench/compare) and whose cells may be
-# decided by the determinism bound.
-bl_lab_exact_clocks()
-{
-	awk '$1 == "clock" && $4 != "-" { print $2 }' "$BL_LAB_FILE"
-}
-
-# A matrix entry is DISKS[@CLOCK][:REPS] ("ram-bounce+ram@insn:3").
-# bl_lab_entry_disks ENTRY: its DISKS.
-bl_lab_entry_disks()
-{
-	local e=${1%%:*}
-	echo "${e%%@*}"
-}
-
-# bl_lab_entry_clock ENTRY [DEFAULT]: its CLOCK, else DEFAULT (else
-# lab.conf's default clock).
-bl_lab_entry_clock()
-{
-	local e=${1%%:*}
-	if [[ $e == *@* ]]; then
-		echo "${e#*@}"
-	else
-		echo "${2:-$(bl_lab_default clock)}"
-	fi
 }

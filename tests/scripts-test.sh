@@ -835,6 +835,13 @@ test_determinism_round()
 		t_fail "compare -j 0 refused before the run (exit 2)" "exit $rc" "$(tail -n 3 "$WORK/det-bad.out")"
 }
 
+# meta_key RUN KEY: meta.json's KEY of RUN, as one line of JSON.
+meta_key()
+{
+	/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))[sys.argv[2]]))' \
+		"$1/meta.json" "$2" 2>&1
+}
+
 boot_clock()
 {
 	cat "$1"/boots/$2/serial.log.clock 2>/dev/null
@@ -857,11 +864,11 @@ test_clocks()
 	[ $rc = 0 ] && [ "$(boot_clock "$run" '001-*')" = "cpus=1 icount=3" ] &&
 	   [ "$(boot_clock "$run" '002-*')" = "cpus=2 icount=" ] &&
 	   [ "$(cat "$run"/boots/001-*/clock)" = insn ] &&
-	   grep -q '"disk_clocks": {"ram-bounce": "insn", "ram": "insn", "virtio": "host"}' "$run/meta.json" &&
+	   [ "$(meta_key "$run" disk_clocks)" = '{"ram-bounce": "insn", "ram": "insn", "virtio": "host"}' ] &&
 		t_ok "compare: ram-bounce+ram@insn boots with 1 vCPU and icount 3, virtio on host time" ||
 		t_fail "compare: ram-bounce+ram@insn boots with 1 vCPU and icount 3, virtio on host time" \
 			"exit $rc" "$(cat "$run"/boots/*/serial.log.clock 2>/dev/null)" \
-			"$(grep clock "$run/meta.json" 2>/dev/null)" "$(tail -n 3 "$WORK/clk.out")"
+			"$(meta_key "$run" disk_clocks)" "$(tail -n 3 "$WORK/clk.out")"
 
 	rc=0
 	"$sb/bench/compare" "${small[@]}" --disks virtio --clock insn --run-id clk-all \
@@ -977,7 +984,7 @@ test_pressure_boots()
 	local sb out rc=0 run plan known
 	sb=$(sandbox pressure)
 	# what the refusals name: every pressure of lab.conf, in its order
-	known=$(awk '$1 == "pressure" { printf "%s ", $2 }' "$BL_ROOT/bench/lab.conf")
+	known=$(. "$BL_ROOT/lib/lab.sh" && bl_lab_names pressure | tr '\n' ' ')
 	fake_cache
 	fake_qemu "$sb"
 	local small=(--variants pre,post --disks virtio --pressure none --reps 2
@@ -1146,7 +1153,8 @@ test_bad_arguments()
 	# ./run.sh compare passes the 2 on, having built nothing
 	for what in "--variants pre,nosuch|unknown variant 'nosuch'" \
 		"--reps 0|--reps wants a positive number, not '0'" \
-		"--set nosuch|no matrix set 'nosuch'"; do
+		"--set nosuch|no matrix set 'nosuch'" \
+		"--set versions --quick|--quick and --set name two matrix sets (versions, quick)"; do
 		rc=0
 		out=$("$sb/run.sh" compare "${small[@]}" ${what%%|*} --accel tcg --run-id ba-run 2>&1) || rc=$?
 		[ $rc = 2 ] && [ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/results/ba-run" ] &&
@@ -1343,7 +1351,7 @@ test_fetch_offline()
 	expect_lock_bound fetch-base "$WORK/fetch-base-6.1" "$BL_CACHE/.fetch.lock"
 }
 
-t_plan 100
+t_plan 101
 test_run_all_exit_code
 test_harness
 test_run_all_skipped

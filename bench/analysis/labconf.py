@@ -92,3 +92,47 @@ def disk_icount(meta, lab, disk):
         return clock(lab, name).get("icount", "")
     v = meta.get("icount")
     return "" if v is None else str(v)
+
+
+def names(lab, kind):
+    """The NAMEs of every line of TYPE kind, in file order."""
+    return list(lab.get(kind, {}))
+
+
+def known(lab, kind):
+    """The "(known: a b c )" tail of a refusal, as lib/lab.sh wrote it."""
+    return "(known: " + "".join(n + " " for n in names(lab, kind)) + ")"
+
+
+def exact_clocks(lab):
+    """The clocks with an -icount shift: their boots may run side by side
+    and their cells may be decided by the determinism bound."""
+    return [n for n, c in lab["clock"].items() if c.get("icount")]
+
+
+def shell(lab):
+    """lab as bash: BL_LAB[TYPE/NAME/FIELD]=VALUE (and BL_LAB[TYPE/NAME]
+    for every line) and BL_LAB_NAMES[TYPE]="NAME ...", for lib/lab.sh to
+    eval: one python3 process for every value a shell script asks for."""
+    import shlex
+    vals, kinds = [], []
+    for kind, entries in lab.items():
+        kinds.append(f"[{kind}]={shlex.quote(' '.join(entries))}")
+        for name, fields in entries.items():
+            vals.append(f"[{shlex.quote(kind + '/' + name)}]=1")
+            vals.extend(f"[{shlex.quote(kind + '/' + name + '/' + k)}]={shlex.quote(v)}"
+                        for k, v in fields.items())
+    return ("declare -gA BL_LAB=(" + " ".join(vals) + ")\n"
+            "declare -gA BL_LAB_NAMES=(" + " ".join(kinds) + ")\n")
+
+
+if __name__ == "__main__":
+    # labconf.py --shell LAB_CONF: the assignments of shell() (lib/lab.sh)
+    import sys
+    if len(sys.argv) != 3 or sys.argv[1] != "--shell":
+        sys.exit("usage: labconf.py --shell LAB_CONF")
+    try:
+        with open(sys.argv[2], encoding="utf-8") as f:
+            sys.stdout.write(shell(parse(f.read())))
+    except OSError as e:
+        sys.exit(f"bouncelab: error: {e}")

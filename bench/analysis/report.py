@@ -86,11 +86,11 @@ def bounce_status(run):
     names = f"{'/'.join(sorted(set(pf['variant'])))} on {'/'.join(sorted(set(pf['disk'])))}"
     total = pf["bounces"].sum()
     jobs = int(pf["jobs"].sum())
-    cells_ok = ((pf["counted"] == pf["jobs"]) & (pf["bounces"] > 0)).all()
     j = run.jobs
-    zero_jobs = j[(j["state"] == "ok") & j["disk"].map(lambda d: ROLES.is_candidate(run, d)) &
-                  j["variant"].map(lambda v: ROLES.is_bounce(run, v)) & ~(j["bounces"] > 0)]
-    if cells_ok and zero_jobs.empty:
+    j = j[j["disk"].map(lambda d: ROLES.is_candidate(run, d)) &
+          j["variant"].map(lambda v: ROLES.is_bounce(run, v))]
+    zero_jobs = j[(j["state"] == "ok") & ~(j["bounces"] > 0)]
+    if S.bounce_exercised(j):
         return True, (f"exercised: {names} counted "
                       f"{int(total)} bounced bios in {jobs} job(s)")
     scope = "" if len(zero_jobs) >= jobs else " everywhere"

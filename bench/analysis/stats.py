@@ -415,6 +415,16 @@ def _bounce_check(cell_jobs):
     return None
 
 
+def bounce_exercised(cell_jobs):
+    """Whether jobs prove the bounce path ran: there are measured (ok)
+    jobs and every one counted bounced bios (> 0). The one rule of "bounce
+    path exercised": the verdicts (_bounce_check), the report's first
+    lines (report.bounce_status) and bench/compare's console summary
+    (bench/planner/summary.py) all ask it."""
+    ok = cell_jobs[cell_jobs["state"] == "ok"]
+    return not ok.empty and _bounce_check(ok) is None
+
+
 def _missing_reason(label, side_jobs, metric):
     """Why a side has no value for a metric."""
     ok = side_jobs[side_jobs["state"] == "ok"]

@@ -17,14 +17,15 @@ SKIP = re.compile(r"^(bench/lab\.conf|bench/matrix|bench/jobs/|guest/helpers/tes
 
 
 def names():
-    out = set()
+    """The disks and variants of lab.conf and the serials of its channels,
+    as bench/analysis/labconf.py (lab.conf's one parser) reads them."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from analysis import labconf
     with open(os.path.join(ROOT, "bench", "lab.conf"), encoding="utf-8") as f:
-        for line in f:
-            w = line.split()
-            if len(w) >= 3 and w[0] in ("disk", "role"):
-                out.add(w[1])
-            if len(w) >= 3 and w[0] == "channel" and w[2].startswith("serial:"):
-                out.add(w[2][len("serial:"):])
+        lab = labconf.parse(f.read())
+    out = set(lab["disk"]) | set(lab["role"])
+    out |= {c["find"][len("serial:"):] for c in lab["channel"].values()
+            if c["find"].startswith("serial:")}
     return out
 
 

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The planned boots of a run, from its plan (a dict: state.py's
+plan.json, the resolved Options and what check.py derived).
+
+A matrix entry is DISKS[@CLOCK][:REPS] ("ram-bounce+ram@insn:3"). Boots
+are interleaved: per rep, per entry, per pressure, every label in turn;
+the disk entries with the pressures of every boot, then the pressure
+disks under each pressure level. An entry on an exact clock stops after
+exact_reps reps unless plan["extend"] names it ("DISKS|PRESSURE"). A
+label named twice (pre, pre) is kept apart as pre.2: an A/A copy.
+"""
+import re
+
+MATRIX_HEADER = ["boot", "variant", "kernel", "disk", "pressure", "rep", "clock"]
+
+
+def entry_disks(entry):
+    """"ram-bounce+ram@insn:3" -> "ram-bounce+ram"."""
+    return entry.split(":", 1)[0].split("@", 1)[0]
+
+
+def entry_clock(entry, default):
+    head = entry.split(":", 1)[0]
+    return head.split("@", 1)[1] if "@" in head else default
+
+
+def entry_cap(entry):
+    """The reps after ':' (a string, checked by check.py), else None."""
+    return entry.split(":", 1)[1] if ":" in entry else None
+
+
+def label_kernel(label):
+    """The variant a label boots: "pre.2" -> "pre". Only a numeric suffix
+    is a copy number: "6.1/fixed" is a variant of base 6.1."""
+    m = re.fullmatch(r"(.+)\.[0-9]+", label)
+    return m.group(1) if m else label
+
+
+def make_labels(variants):
+    """"pre pre" -> "pre pre.2"."""
+    labels, seen = [], set()
+    for v in variants:
+        n = 1
+        while f"{v}.{n}" in seen:
+            n += 1
+        seen.add(f"{v}.{n}")
+        labels.append(v if n == 1 else f"{v}.{n}")
+    return labels
+
+
+def rows(p, first, last, start, extend_only=False):
+    """matrix.tsv rows [boot, label, kernel, disk, pressure, rep, clock] of
+    reps first..last, numbered from start + 1."""
+    out = []
+    exact = set(p["exact_clocks"])
+    for rep in range(first, last + 1):
+        for entries, pressures in ((p["disks"], p["pressures"]),
+                                   (p["pressure_disks"], p["pressure_levels"])):
+            for e in entries:
+                cap = entry_cap(e)
+                if cap is not None and rep > int(cap):
+                    continue
+                d = entry_disks(e)
+                c = p["disk_clocks"][d.split("+")[0]]
+                for pr in pressures:
+                    if extend_only or (rep > p["exact_reps"] and c in exact):
+                        if f"{d}|{pr}" not in p["extend"]:
+                            continue
+                    for label in p["labels"]:
+                        out.append([start + len(out) + 1, label, label_kernel(label),
+                                    d, pr, rep, c])
+    return out
+
+
+def boot_jobs(p, lab, disks, pressure, rep):
+    """The job list of one boot: every job on every disk, the disks in
+    turn A B, then B A for the next job (drift within the boot hits each
+    disk alike); then the probed twins on the bounce candidates, then the
+    integrity jobs (their reps only) on every disk. A boot under a
+    pressure level runs only the pressure jobs, in the same turns."""
+    jobs, probes, integrity = p["jobs"], p["probe_jobs"], p["integrity_jobs"]
+    if rep > p["integrity_reps"]:
+        integrity = []
+    if pressure in p["pressure_levels"]:
+        jobs, probes, integrity = p["pressure_jobs"], [], []
+    out = []
+    for k, j in enumerate(jobs):
+        out += [f"{d}:{j}.fio" for d in (disks[::-1] if k % 2 else disks)]
+    for j in probes:
+        out += [f"{d}:{j}.fio:probe" for d in disks
+                if lab["disk"][d]["role"] == "bounce-candidate"]
+    for j in integrity:
+        out += [f"{d}:{j}.fio" for d in disks]
+    return " ".join(out)
+
+
+def guest_run_args(p, lab, n, kernel, disk, pressure, rep, fail_boot=""):
+    """bench/guest-run's options for one planned boot (but -o). fail_boot:
+    the test hook BL_COMPARE_FAIL_BOOT, a boot number made to panic."""
+    disks = disk.split("+")
+    args = ["-v", kernel, "-j", boot_jobs(p, lab, disks, pressure, int(rep)),
+            "-J", p["jobs_dir"], "-p", pressure, "-c", p["disk_clocks"][disks[0]],
+            "-m", str(p["memhog_mb"]), "-l", str(p["lowfree_mb"]), "-t", str(p["timeout"]),
+            "-W", str(p["disk_wait"]), "-I", str(p["mon_ms"]), "-T", str(p["job_timeout"])]
+    if p["guest_sleep"]:
+        args += ["-s", p["guest_sleep"]]
+    kargs = p["kargs"]
+    if fail_boot == str(n):
+        kargs += " rdinit=/bl-injected-failure"
+    if kargs:
+        args += ["-a", kargs]
+    return args

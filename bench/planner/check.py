@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A run's arguments checked before the first boot (a typo must not cost
+an hour), and the plan they make.
+
+plan(o, lab, root) -> the plan dict, or raises BadArg (exit 2): an empty
+matrix, an unknown variant, disk, clock, pressure or job, a disk under
+two clocks, a probe job that is not a job. built(plan, cache) then checks
+what a real run needs (a dry run needs nothing built): the host's
+commands, the guest fio, each kernel and the initramfs (NotBuilt: exit
+1), and has the guest's fio parse every job file (BadArg).
+
+kernels/variants is read by lib/variants.sh, in one bash call: its
+parser stays the one the kernel build uses.
+"""
+import dataclasses
+import os
+import re
+import shutil
+import subprocess
+
+from analysis import labconf as L
+
+from . import boots as B
+from .options import BadArg
+
+
+class NotBuilt(Exception):
+    """Something a run needs is not built or not on the host: exit 1."""
+
+
+def _variants(root, names):
+    """[(canonical name, base)] of kernel variants; BadArg for an unknown
+    one (lib/variants.sh says which, on stderr)."""
+    script = ('. "$1/lib/common.sh"; . "$1/lib/variants.sh"; shift\n'
+              'for v; do bl_variant_stacks "$v" >/dev/null || exit 1\n'
+              '  echo "$(bl_variant_canonical "$v") $(bl_variant_base "$v")"; done')
+    r = subprocess.run(["bash", "-c", script, "-", root] + names,
+                       stdout=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise BadArg(None)
+    return [tuple(line.split()) for line in r.stdout.splitlines()]
+
+
+def _boot_disks(lab, disks):
+    """The disks of one boot ("ram-bounce+ram"): each known, and no two on
+    one channel whose knob holds for the whole boot."""
+    seen = set()
+    for d in disks.split("+"):
+        if d not in lab["disk"]:
+            raise BadArg(f"unknown disk '{d}' {L.known(lab, 'disk')}")
+        ch = lab["disk"][d]["channel"]
+        if not lab["disk"][d]["knob"].startswith("param:"):
+            if ch in seen:
+                raise BadArg(f"disks '{disks}' share channel '{ch}' in one boot, "
+                             "but its knob holds for the whole boot")
+            seen.add(ch)
+    return disks.split("+")
+
+
+def _clock(lab, name):
+    if name not in lab["clock"]:
+        raise BadArg(f"unknown clock '{name}' {L.known(lab, 'clock')}")
+
+
+def plan(o, lab, root):
+    """The checked plan of Options o."""
+    if not (o.variants and o.disks and (o.jobs or o.integrity_jobs) and o.pressures):
+        raise BadArg(f"empty matrix (variants '{' '.join(o.variants)}', disks '{' '.join(o.disks)}', "
+                     f"jobs '{' '.join(o.jobs)}', integrity jobs '{' '.join(o.integrity_jobs)}', "
+                     f"pressure '{' '.join(o.pressures)}')")
+    kernels = _variants(root, o.variants)
+    # 6.12/post is post: one label, one kernel folder
+    o.variants = [k for k, _ in kernels]
+    _clock(lab, o.clock)
+    disk_clocks = {}
+    for e in o.disks + o.pressure_disks:
+        cap = B.entry_cap(e)
+        if cap is not None and not re.fullmatch(r"[1-9][0-9]*", cap):
+            raise BadArg(f"disk entry '{e}': the reps after ':' must be a positive number")
+        disks = _boot_disks(lab, B.entry_disks(e))
+        c = B.entry_clock(e, o.clock)
+        _clock(lab, c)
+        for d in disks:
+            if disk_clocks.setdefault(d, c) != c:
+                raise BadArg(f"disk '{d}' is in entries with different clocks "
+                             f"({disk_clocks[d]}, {c}); one clock per disk in a run")
+    for p in o.pressures + o.pressure_levels:
+        if p not in lab["pressure"]:
+            raise BadArg(f"unknown pressure '{p}' {L.known(lab, 'pressure')}")
+    if o.pressure_disks:
+        if not (o.pressure_levels and o.pressure_jobs):
+            raise BadArg(f"pressure disks '{' '.join(o.pressure_disks)}' need pressure levels and "
+                         f"pressure jobs (levels '{' '.join(o.pressure_levels)}', "
+                         f"jobs '{' '.join(o.pressure_jobs)}')")
+        # a boot's pressure says which job list it runs
+        for p in o.pressure_levels:
+            if p in o.pressures:
+                raise BadArg(f"pressure '{p}' is both a pressure of every boot and a "
+                             "pressure level; name it once")
+    if not re.fullmatch(r"[1-9][0-9]*", o.lowfree_raw):
+        raise BadArg(f"--lowfree-mb wants MiB, not '{o.lowfree_raw}'")
+    o.lowfree_mb = int(o.lowfree_raw)
+    # every list's names first: an unknown job is not blamed on another check
+    for j in job_files(o, probes=True):
+        if not os.path.isfile(os.path.join(o.jobs_dir, j + ".fio")):
+            raise BadArg(f"unknown job '{j}': job file not found: {o.jobs_dir}/{j}.fio")
+    for j in o.probe_jobs:
+        if j not in o.jobs:
+            raise BadArg(f"probe job '{j}' is not among the jobs ({' '.join(o.jobs)}): "
+                         "its unprobed twin measures what the probes cost")
+    p = dataclasses.asdict(o)
+    p.update(labels=B.make_labels(o.variants), disk_clocks=disk_clocks,
+             exact_clocks=L.exact_clocks(lab), extend=[],
+             bases=sorted({b for _, b in kernels}))
+    return p
+
+
+def job_files(o, probes=False):
+    """The job names a run's boots read (the probe jobs are among them)."""
+    pj = o.pressure_jobs if o.pressure_disks else []
+    return (o.jobs + (o.probe_jobs if probes else []) + o.integrity_jobs + pj)
+
+
+def _fio(fio, args):
+    """The guest's static i386 fio run on the host: directly, else (a host
+    without 32-bit support) under qemu-i386."""
+    env = dict(os.environ, BL_DISK="/dev/null", BL_FS_DIR="/tmp")
+    try:
+        r = subprocess.run([fio, "--help"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        direct = r.returncode != 126
+    except OSError:
+        direct = False
+    if not direct and not shutil.which("qemu-i386"):
+        raise NotBuilt("this host cannot run i386 binaries and qemu-i386 is missing; "
+                       "run './run.sh deps'")
+    cmd = [fio] + args if direct else ["qemu-i386", fio] + args
+    return subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, errors="replace")
+
+
+def built(o, p, cache):
+    """What a real run needs, built and on the host."""
+    for cmd in ["parallel"] + (["rsync", "ssh"] if o.sshloginfile else []):
+        if not shutil.which(cmd):
+            raise NotBuilt(f"'{cmd}' not found; run './run.sh deps' first")
+    fio = os.path.join(cache, "guest", "bin", "fio")
+    if not os.access(fio, os.X_OK):
+        raise NotBuilt(f"no guest fio at {fio}; run './run.sh guest'")
+    for j in job_files(o):
+        path = os.path.join(o.jobs_dir, j + ".fio")
+        r = _fio(fio, ["--parse-only", "--warnings-fatal", path])
+        if r.returncode != 0:
+            out = "".join("  " + line + "\n" for line in r.stdout.splitlines())
+            raise BadArg(f"fio rejects job file {path} (see above)", out)
+    for v in p["variants"]:
+        if not os.path.isfile(os.path.join(cache, "kernels", v, "bzImage")):
+            raise NotBuilt(f"kernel '{v}' not built; run './run.sh build {v}'")
+    if not os.path.isfile(os.path.join(cache, "guest", "initramfs.cpio.gz")):
+        raise NotBuilt("no guest initramfs; run './run.sh guest'")

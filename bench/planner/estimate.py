@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+"""--dry-run: the planned boots in order and the time they should take,
+judging by earlier runs. Builds and boots nothing.
+
+A boot's seconds are the mean of the ok boots of the same disk and
+pressure in the newest run (boots.tsv's time) that has them, else of
+that disk, else the mean of the newest run with ok boots, else
+DEFAULT_BOOT_S. Boots on an exact clock run side_jobs side by side, so
+their sum is divided by it.
+"""
+import glob
+import os
+
+# The first fresh-machine default run (36 boots of 6 jobs, TCG, 2 cores)
+# took 28m18s: 47 s a boot. The guess when no earlier run is there.
+DEFAULT_BOOT_S = 47
+
+
+def _runs(results):
+    """Every run's boots.tsv rows, newest first."""
+    files = glob.glob(os.path.join(results, "*", "boots.tsv"))
+    files.sort(key=lambda f: (-os.stat(f).st_mtime_ns, f))
+    out = []
+    for f in files:
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            out.append([line.rstrip("\n").split("\t") for line in fh])
+    return out
+
+
+def _means(runs):
+    """({disk|pressure: mean}, {disk: mean}, the newest run's mean)."""
+    sums, dsums, first = {}, {}, None
+    for i, rows in enumerate(runs):
+        for x in rows:
+            if len(x) < 7 or x[5] != "ok":
+                continue
+            try:
+                secs = float(x[6])
+            except ValueError:
+                secs = 0.0
+            for table, k in ((sums, f"{x[2]}|{x[3]}"), (dsums, x[2])):
+                got = table.setdefault(k, [i, 0.0, 0])
+                if got[0] == i:
+                    got[1] += secs
+                    got[2] += 1
+            if first is None:
+                first = [i, 0.0, 0]
+            if first[0] == i:
+                first[1] += secs
+                first[2] += 1
+    mean = lambda t: {k: s / n for k, (_, s, n) in t.items()}
+    return mean(sums), mean(dsums), (first[1] / first[2] if first else None)
+
+
+def _mmss(s):
+    return f"{int(s // 60)}m{int(s % 60):02d}s"
+
+
+def estimate(rows, results, side, exact_clocks):
+    """The estimate's lines for matrix.tsv rows [boot, label, kernel,
+    disk, pressure, rep, clock]."""
+    per, dper, run_mean = _means(_runs(results))
+    order, tx, th = {}, 0.0, 0.0
+    for r in rows:
+        k = f"{r[3]}|{r[4]}"
+        t = per.get(k, dper.get(r[3], run_mean if run_mean is not None else DEFAULT_BOOT_S))
+        ex = r[6] in exact_clocks
+        e = order.setdefault(k, {"n": 0, "exact": ex, "guess": k not in per})
+        e["t"] = t
+        e["n"] += 1
+        if ex:
+            tx += t
+        else:
+            th += t
+    out = ["estimate (mean seconds of ok boots of the same disk and pressure in the newest run that has them):"]
+    for k, e in order.items():
+        disk, pressure = k.split("|")
+        out.append(f"  {disk:<16} {pressure:<8} {e['n']:3d} boot(s) x {e['t']:4.0f}s"
+                   + (", side by side" if e["exact"] else "")
+                   + (" (no earlier boot of it: a guess)" if e["guess"] else ""))
+    total = int(tx / side + th + 0.5)
+    out.append(f"  total: about {_mmss(total)} ({side} side by side; kernel and guest builds not included;")
+    out.append("  an exact-clock entry that spreads gets the rest of its reps on top)")
+    return out
+
+
+def dry_run(p, rows, results):
+    """The dry run's lines: the plan, then the estimate."""
+    out = [f"planned boots (matrix '{p['set']}'; {len(rows)} boots; per disk: jobs "
+           f"{' '.join(p['jobs'])}; probed: {' '.join(p['probe_jobs']) or 'none'}; integrity: "
+           f"{' '.join(p['integrity_jobs']) or 'none'}, reps 1-{p['integrity_reps']}):"]
+    out += [f"  {r[0]:<5} {r[1]:<11} {r[3]:<22} {r[4]:<9} {r[5]:<3} {r[6]}" for r in rows]
+    return out + estimate(rows, results, p["side_jobs"], p["exact_clocks"])

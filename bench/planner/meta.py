@@ -1,0 +1,132 @@
+# SPDX-License-Identifier: GPL-2.0
+"""meta.json: what a run was and ran on, written with json.dump (and
+atomically: a run interrupted while it is written keeps the old one).
+
+write(run, plan, status, root, cache, lab_file) -> None. Its keys, in
+order, are those bench/compare has always written; the analysis, the
+report and bench/history read them.
+"""
+import glob
+import hashlib
+import json
+import os
+import subprocess
+import time
+
+from . import boots as B
+
+
+def _cmd(args, cwd=None):
+    """A command's stdout without its trailing newlines, "" when it fails."""
+    try:
+        r = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True, cwd=cwd, errors="replace")
+    except OSError:
+        return ""
+    return r.stdout.rstrip("\n") if r.returncode == 0 else ""
+
+
+def _read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().rstrip("\n")
+    except OSError:
+        return ""
+
+
+def _number(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return v
+
+
+def _host():
+    u = os.uname()
+    mib = ""
+    for line in _read("/proc/meminfo").splitlines():
+        if line.startswith("MemTotal:"):
+            mib = int(line.split()[1]) // 1024
+    return f"{u.sysname} {u.release} {u.version} {u.machine}; {len(os.sched_getaffinity(0))} cpus; {mib} MiB"
+
+
+def _sshlogins(path):
+    if not path:
+        return ""
+    lines = [l.split() for l in _read(path).splitlines()]
+    return " ".join(w[-1] for w in lines if w and not w[0].startswith("#"))
+
+
+def _base(root, base):
+    """(package, version) of a kernel base (lib/bases.sh), "" each when it
+    cannot say."""
+    script = '. "$1/lib/common.sh"; . "$1/lib/bases.sh"; bl_base_package "$2"; bl_base_version "$2"'
+    out = _cmd(["bash", "-c", script, "-", root, base]).split("\n")
+    return (out + ["", ""])[:2]
+
+
+def _build_info(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def build(run, p, status, root, cache, lab, lab_file):
+    """The meta.json dict of a run at this point."""
+    with open(lab_file, "rb") as f:
+        lab_sha = hashlib.sha256(f.read()).hexdigest()
+    roles = {}
+    for label in p["labels"]:
+        kernel = B.label_kernel(label)
+        role = lab["role"].get(kernel, {}).get("role", "")
+        roles[label] = "aa-copy" if label != kernel else (role or "unknown")
+    cmdlines = sorted(glob.glob(os.path.join(run, "boots", "*", "serial.log.cmdline")))
+    m = {
+        "run_id": p["run_id"], "status": status, "started": p["started"],
+        "ended": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "matrix_set": p["set"], "variants": " ".join(p["labels"]),
+        "disks": " ".join(p["disks"]), "pressure": " ".join(p["pressures"]),
+        "jobs": " ".join(p["jobs"]), "probe_jobs": " ".join(p["probe_jobs"]),
+        "integrity_jobs": " ".join(p["integrity_jobs"]),
+        "pressure_disks": " ".join(p["pressure_disks"]),
+        "pressure_levels": " ".join(p["pressure_levels"]),
+        "pressure_jobs": " ".join(p["pressure_jobs"]),
+        "roles": roles,
+        "disk_roles": {d: f["role"] for d, f in lab["disk"].items()},
+        "lab_conf_sha256": lab_sha, "lowfree_target_mb": p["lowfree_mb"],
+        "reps": p["reps"], "exact_reps": p["exact_reps"],
+        "integrity_reps": p["integrity_reps"], "side_by_side": p["side_jobs"],
+        "sshlogins": _sshlogins(p["sshloginfile"]), "memhog_mb": _number(p["memhog_mb"]),
+        "accel": p["accel_used"],
+        # the default clock's shift; disk_clocks: each disk's clock
+        "icount": lab["clock"].get(p["clock"], {}).get("icount", ""),
+        "clock": p["clock"], "disk_clocks": p["disk_clocks"],
+        "boot_timeout_s": p["timeout"],
+        "guest_bounds": {"disk_wait_s": p["disk_wait"], "mon_interval_ms": p["mon_ms"],
+                         "job_timeout_s": p["job_timeout"]},
+    }
+    # one base: its package and version; several: each label's
+    # build-info.json says (the analysis reads it per label)
+    if len(p["bases"]) == 1:
+        m["kernel_source_package"], m["kernel_source_version"] = _base(root, p["bases"][0])
+    m.update({
+        "kernel_bases": " ".join(p["bases"]),
+        "git_revision": _cmd(["git", "-C", root, "describe", "--always", "--dirty"]) or "unknown",
+        "host": _host(),
+        "qemu_version": _cmd(["qemu-system-i386", "--version"]).split("\n")[0],
+        "qemu_cmdline_example": _read(cmdlines[0]).split("\n")[0] if cmdlines else "",
+        "guest_versions": _read(os.path.join(cache, "guest", "versions")),
+        "kernels": {v: _build_info(os.path.join(cache, "kernels", v, "build-info.json"))
+                    for v in sorted(set(p["variants"]))},
+    })
+    return m
+
+
+def write(run, p, status, root, cache, lab, lab_file):
+    tmp = os.path.join(run, "meta.json.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(build(run, p, status, root, cache, lab, lab_file), f, indent=2)
+        f.write("\n")
+    os.replace(tmp, os.path.join(run, "meta.json"))

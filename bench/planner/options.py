@@ -1,0 +1,178 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bench/compare's arguments, parsed and checked as numbers and names.
+
+parse(argv, matrix, lab) -> Options, or raises BadArg (a message for
+"bouncelab: error: ...", exit 2). The matrix set comes first (--quick is
+--set quick; two different sets are a bad argument), every other option
+overrides one of its keys. Lists are comma or space separated; "none"
+empties a job or pressure-disk list.
+"""
+import os
+import re
+from dataclasses import dataclass, field
+
+
+class BadArg(Exception):
+    """A refused argument: exit 2."""
+
+
+class Usage(Exception):
+    """--help, or an unknown option: the usage text, exit 2."""
+
+
+# option -> the key of its raw value
+VALUED = {
+    "--reps": "reps", "--exact-reps": "exact_reps",
+    "--integrity-reps": "integrity_reps", "-j": "side_jobs",
+    "--sshloginfile": "sshloginfile", "--variants": "variants",
+    "--disks": "disks", "--jobs": "jobs",
+    "--probe-jobs": "probe_jobs", "--integrity-jobs": "integrity_jobs",
+    "--lowfree-mb": "lowfree_mb", "--pressure": "pressures",
+    "--pressure-disks": "pressure_disks",
+    "--pressure-levels": "pressure_levels",
+    "--pressure-jobs": "pressure_jobs", "--jobs-dir": "jobs_dir",
+    "--accel": "accel", "--clock": "clock",
+    "--timeout": "timeout", "--kernel-args": "kargs",
+    "--guest-sleep": "guest_sleep", "--run-id": "run_id",
+    "--disk-wait": "disk_wait", "--mon-interval-ms": "mon_ms",
+    "--job-timeout": "job_timeout", "--until-ci": "until_ci",
+    "--budget-min": "budget_min", "--set": "set",
+}
+# these lists are emptied by "none"
+NONE_EMPTIES = ("jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
+                "pressure_levels", "pressure_jobs")
+MATRIX_KEYS = {"variants": "variants", "disks": "disks", "pressures": "pressure",
+               "reps": "reps", "jobs": "jobs", "probe_jobs": "probe_jobs",
+               "integrity_jobs": "integrity_jobs", "pressure_disks": "pressure_disks",
+               "pressure_levels": "pressure_levels", "pressure_jobs": "pressure_jobs",
+               "exact_reps": "exact_reps", "integrity_reps": "integrity_reps"}
+
+
+@dataclass
+class Options:
+    set: str = "default"
+    variants: list = field(default_factory=list)
+    disks: list = field(default_factory=list)
+    pressures: list = field(default_factory=list)
+    jobs: list = field(default_factory=list)
+    probe_jobs: list = field(default_factory=list)
+    integrity_jobs: list = field(default_factory=list)
+    pressure_disks: list = field(default_factory=list)
+    pressure_levels: list = field(default_factory=list)
+    pressure_jobs: list = field(default_factory=list)
+    reps: int = 0
+    exact_reps: int = 0
+    integrity_reps: int = 0
+    side_jobs: int = 1
+    sshloginfile: str = ""
+    memhog_mb: str = ""
+    lowfree_mb: int = 0
+    lowfree_raw: str = ""
+    jobs_dir: str = ""
+    accel: str = "auto"
+    clock: str = ""
+    timeout: int = 900
+    kargs: str = ""
+    guest_sleep: str = ""
+    run_id: str = ""
+    disk_wait: int = 0
+    mon_ms: int = 0
+    job_timeout: int = 0
+    dry_run: bool = False
+    until_ci: str = ""
+    budget_min: int = 60
+
+
+def _split(value):
+    return value.replace(",", " ").split()
+
+
+def _positive(value, message):
+    if not re.fullmatch(r"[1-9][0-9]*", value):
+        raise BadArg(message.format(value))
+    return int(value)
+
+
+def _pick_set(named, matrix):
+    """The matrix set named (--quick is "quick", --set NAME is NAME)."""
+    if len(set(named)) > 1:
+        raise BadArg("--quick and --set name two matrix sets ("
+                     + ", ".join(dict.fromkeys(named)) + "); name one")
+    name = named[0] if named else "default"
+    if not matrix.get(name, {}).get("variants"):
+        raise BadArg(f"no matrix set '{name}' in bench/matrix (sets: {' '.join(sorted(matrix))})")
+    return name
+
+
+def parse(argv, matrix, lab, cpus, root):
+    """Options from compare's argv: the set's keys, then the overrides."""
+    given, named, dry_run = {}, [], False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--quick":
+            named.append("quick")
+        elif a == "--dry-run":
+            dry_run = True
+        elif a in ("-h", "--help"):
+            raise Usage("")
+        elif a.startswith("-j") and a != "-j":
+            given["side_jobs"] = a[2:]
+        elif a in VALUED:
+            if i + 1 >= len(argv) or argv[i + 1] == "":
+                raise BadArg(f"{a} wants a value")
+            i += 1
+            if a == "--set":
+                named.append(argv[i])
+            else:
+                given[VALUED[a]] = argv[i]
+        else:
+            raise Usage(f"bouncelab: unknown option '{a}'")
+        i += 1
+    o = Options(set=_pick_set(named, matrix), dry_run=dry_run)
+    raw = {attr: " ".join(matrix[o.set].get(key) or []) for attr, key in MATRIX_KEYS.items()}
+    default = lambda k: lab["default"].get(k, {}).get("value", "")
+    raw.update(side_jobs=str(cpus), sshloginfile="", lowfree_mb=default("lowfree_target_mb"),
+               jobs_dir=os.path.join(root, "bench", "jobs"), accel="auto",
+               clock=default("clock"), timeout="900", kargs="", guest_sleep="", run_id="",
+               disk_wait=default("disk_wait_s"), mon_ms=default("mon_interval_ms"),
+               job_timeout=default("job_timeout_s"), until_ci="", budget_min="60")
+    raw.update(given)
+    o.memhog_mb = default("memhog_mb")
+    return _resolve(o, raw)
+
+
+def _resolve(o, raw):
+    """The raw strings checked and typed into o, in compare's order."""
+    for attr in ("variants", "disks", "pressures") + NONE_EMPTIES:
+        v = raw[attr].strip()
+        setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else _split(v))
+    o.reps = _positive(raw["reps"], "--reps wants a positive number, not '{}'")
+    # without exact_reps an exact entry gets the reps of every other
+    o.exact_reps = min(_positive(raw["exact_reps"] or raw["reps"],
+                                 "--exact-reps wants a positive number, not '{}'"), o.reps)
+    o.integrity_reps = _positive(raw["integrity_reps"] or raw["reps"],
+                                 "--integrity-reps wants a positive number, not '{}'")
+    if not o.jobs and o.integrity_reps < o.reps:
+        raise BadArg(f"--integrity-reps {o.integrity_reps}: with no other jobs the boots of "
+                     f"reps {o.integrity_reps + 1}-{o.reps} would run nothing")
+    o.side_jobs = _positive(raw["side_jobs"], "-j wants a positive number of boots side by side, not '{}'")
+    if raw["sshloginfile"]:
+        if not os.access(raw["sshloginfile"], os.R_OK):
+            raise BadArg(f"--sshloginfile: cannot read '{raw['sshloginfile']}'")
+        o.sshloginfile = os.path.realpath(raw["sshloginfile"])
+    o.until_ci = raw["until_ci"]
+    if o.until_ci and not re.fullmatch(r"[0-9]+(\.[0-9]+)?", o.until_ci):
+        raise BadArg(f"--until-ci wants a percentage, not '{o.until_ci}'")
+    o.budget_min = _positive(raw["budget_min"], "--budget-min wants minutes, not '{}'")
+    o.timeout = _positive(raw["timeout"], "--timeout wants seconds, not '{}'")
+    if raw["accel"] not in ("auto", "tcg", "kvm"):
+        raise BadArg(f"--accel is auto, tcg or kvm, not '{raw['accel']}'")
+    o.accel = raw["accel"]
+    for attr in ("disk_wait", "mon_ms", "job_timeout"):
+        setattr(o, attr, _positive(raw[attr], "--disk-wait, --mon-interval-ms, --job-timeout "
+                                   "want a positive number, not '{}'"))
+    for attr in ("clock", "kargs", "guest_sleep", "run_id", "jobs_dir"):
+        setattr(o, attr, raw[attr])
+    o.lowfree_raw = raw["lowfree_mb"]
+    return o

@@ -82,7 +82,8 @@ _add("lowfree_min_kb", "kB", LEVEL, "minimum LowFree (meminfo)", "primary")
 _add("highfree_min_kb", "kB", LEVEL, "minimum HighFree (meminfo)")
 _add("bounce_gauge_pages_peak", "pages", LEVEL, "bounce pages in use, sampled peak (Bounce:)")
 _add("bounce_gauge_pages_mean", "pages", LEVEL, "bounce pages in use, sampled mean (Bounce:)")
-_add("cpu_s_per_gib", "s/GiB", COST, "guest CPU (sys+irq+softirq) per GiB moved",
+_add("cpu_s_per_gib", "s/GiB", COST,
+     "guest CPU (sys+irq+softirq) per GiB moved (on an exact clock: counted kernel instructions)",
      "primary", "ratio", "headline")
 # The time budget of one I/O (tidy.TIME_BUDGET, budget.py): its wall time
 # (1 / IOPS) and the tick-sampled CPU states of /proc/stat per I/O.

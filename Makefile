@@ -35,7 +35,8 @@ test-analysis:
 
 # The host scripts' failure paths, with stubs: no kernels, no QEMU.
 test-scripts:
-	tests/run-all.sh scripts
+	tests/run-all.sh scripts-harness scripts-plan scripts-boots scripts-compare \
+		scripts-interrupt scripts-initramfs scripts-fetch
 
 test-build: kernels
 	tests/run-all.sh build

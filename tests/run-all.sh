@@ -17,7 +17,13 @@ set -uo pipefail
 declare -A SUITES=(
 	[helpers]="make -s -C $BL_ROOT/guest/helpers test"
 	[analysis]="$BL_ROOT/tests/analysis-test.sh"
-	[scripts]="$BL_ROOT/tests/scripts-test.sh"
+	[scripts-harness]="$BL_ROOT/tests/scripts-harness-test.sh"
+	[scripts-plan]="$BL_ROOT/tests/scripts-plan-test.sh"
+	[scripts-boots]="$BL_ROOT/tests/scripts-boots-test.sh"
+	[scripts-compare]="$BL_ROOT/tests/scripts-compare-test.sh"
+	[scripts-interrupt]="$BL_ROOT/tests/scripts-interrupt-test.sh"
+	[scripts-initramfs]="$BL_ROOT/tests/scripts-initramfs-test.sh"
+	[scripts-fetch]="$BL_ROOT/tests/scripts-fetch-test.sh"
 	[build]="$BL_ROOT/tests/build-test.sh"
 	[patches]="$BL_ROOT/tests/patches-test.sh"
 	[boot]="$BL_ROOT/tests/boot-test.sh"
@@ -25,7 +31,9 @@ declare -A SUITES=(
 	[compare]="$BL_ROOT/tests/compare-test.sh"
 	[versions]="$BL_ROOT/tests/versions-test.sh"
 )
-ORDER=(helpers analysis scripts build patches boot guest compare)
+ORDER=(helpers analysis scripts-harness scripts-plan scripts-boots
+	scripts-compare scripts-interrupt scripts-initramfs scripts-fetch
+	build patches boot guest compare)
 
 pass=0 fail=0 skip=0 failed_suites=''
 [ $# -gt 0 ] && ORDER=("$@")

@@ -79,7 +79,7 @@ guest_build_sandbox()
 	local sb bin=$WORK/ib-cache/guest/bin f
 	sb=$(sandbox initramfs-build)
 	mkdir -p "$bin"
-	for f in busybox labmon memhog copyref lowhog; do echo "fake $f" >"$bin/$f"; done
+	for f in busybox labmon memhog copyref lowhog insnmark; do echo "fake $f" >"$bin/$f"; done
 	head -c 4194304 /dev/urandom >"$bin/fio"
 	echo 'sha256: fake' >"$bin/busybox.version"
 	echo 'sha256: fake' >"$bin/fio.version"
@@ -91,6 +91,7 @@ guest_build_sandbox()
 	done
 	EOF
 	stub "$sb/guest/fio/build-fio.sh" 'exit 0'
+	stub "$sb/bench/qemu-plugin/build" 'exit 0'
 	printf 'all:\n\t@:\n' >"$sb/guest/helpers/Makefile"
 	echo "$sb"
 }

@@ -41,7 +41,8 @@ stub()
 }
 
 # A cache that passes bench/compare's and bench/guest-run's checks: empty
-# kernels and initramfs, and a guest fio that accepts every job file.
+# kernels, System.maps, initramfs and insnprof plugin, and a guest fio that
+# accepts every job file.
 fake_cache()
 {
 	local v
@@ -49,7 +50,11 @@ fake_cache()
 		mkdir -p "$BL_CACHE/kernels/$v"
 		: >"$BL_CACHE/kernels/$v/bzImage"
 		echo '{}' >"$BL_CACHE/kernels/$v/build-info.json"
+		: >"$BL_CACHE/kernels/$v/System.map"
 	done
+	# the plugin of the exact clocks (bench/qemu-plugin)
+	mkdir -p "$BL_CACHE/host"
+	: >"$BL_CACHE/host/insnprof.so"
 	mkdir -p "$BL_CACHE/guest/bin"
 	: >"$BL_CACHE/guest/initramfs.cpio.gz"
 	stub "$BL_CACHE/guest/bin/fio" 'exit 0'

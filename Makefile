@@ -33,10 +33,13 @@ test-helpers:
 test-analysis:
 	tests/run-all.sh analysis
 
-# The host scripts' failure paths, with stubs: no kernels, no QEMU.
+# The host scripts' failure paths, with stubs: no kernels, no QEMU. Every
+# scripts-* suite, or one: make test-scripts-plan (tests/scripts-*.settings).
 test-scripts:
-	tests/run-all.sh scripts-harness scripts-plan scripts-boots scripts-compare \
-		scripts-interrupt scripts-initramfs scripts-fetch
+	tests/run-all.sh scripts
+
+test-scripts-%:
+	tests/run-all.sh scripts-$*
 
 test-build: kernels
 	tests/run-all.sh build

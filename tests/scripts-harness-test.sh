@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The test tooling itself: tests/run-all.sh (exit codes, skipped counts),
-# tests/lib.sh's KTAP output and plan, and patches-test.sh's checkpatch.pl
-# check when checkpatch crashes.
+# The test tooling itself: tests/run-all.sh (exit codes, skipped counts, each
+# suite's settings: its timeout and its needs), tests/lib.sh's KTAP output and
+# plan, and patches-test.sh's checkpatch.pl check when checkpatch crashes.
 # Sandboxes and stubs: tests/scripts-lib.sh.
 set -uo pipefail
 
@@ -11,13 +11,24 @@ set -uo pipefail
 
 # --- tests/run-all.sh --------------------------------------------------
 
+# suite_stub SANDBOX NAME BODY [SETTING...]: the sandbox's suite NAME
+# replaced by a script with BODY, and its settings by a timeout of 60 s,
+# no needs, and the SETTING lines given.
+suite_stub()
+{
+	local sb=$1 name=$2 body=$3
+	shift 3
+	stub "$sb/tests/$name-test.sh" "$body"
+	printf '%s\n' "run=tests/$name-test.sh" timeout=60 "$@" >"$sb/tests/$name.settings"
+}
+
 # A suite whose summary says "0 failed" but that exits non-zero failed.
 test_run_all_exit_code()
 {
 	local sb rc=0 out
 	sb=$(sandbox run-all-rc)
-	stub "$sb/tests/analysis-test.sh" 'echo "3 passed, 0 failed"; exit 1'
-	stub "$sb/tests/build-test.sh" 'echo "2 passed, 0 failed"; exit 0'
+	suite_stub "$sb" analysis 'echo "3 passed, 0 failed"; exit 1'
+	suite_stub "$sb" build 'echo "2 passed, 0 failed"; exit 0'
 	out=$("$sb/tests/run-all.sh" analysis build 2>&1) || rc=$?
 	if [ $rc != 0 ] && grep -q '^failing suites: analysis$' <<<"$out" &&
 	   grep -Eq '^5 passed, 1 failed' <<<"$(tail -n 1 <<<"$out")"; then
@@ -79,13 +90,149 @@ test_run_all_skipped()
 {
 	local sb rc=0 out
 	sb=$(sandbox run-all-skip)
-	stub "$sb/tests/analysis-test.sh" 'echo "2 passed, 0 failed, 1 skipped"'
-	stub "$sb/tests/build-test.sh" 'echo "1 passed, 0 failed"'
-	stub "$sb/tests/patches-test.sh" 'echo "0 passed, 0 failed, 4 skipped"'
+	suite_stub "$sb" analysis 'echo "2 passed, 0 failed, 1 skipped"'
+	suite_stub "$sb" build 'echo "1 passed, 0 failed"'
+	suite_stub "$sb" patches 'echo "0 passed, 0 failed, 4 skipped"'
 	out=$("$sb/tests/run-all.sh" analysis build patches 2>&1) || rc=$?
 	[ $rc = 0 ] && [ "$(tail -n 1 <<<"$out")" = "3 passed, 0 failed, 5 skipped" ] &&
 		t_ok "run-all: adds up the suites' skipped counts" ||
 		t_fail "run-all: adds up the suites' skipped counts" "exit $rc" "$out"
+}
+
+# gone PID: PID has ended (a zombie waiting for init to reap it has too).
+gone()
+{
+	local st
+	st=$(ps -o stat= -p "$1" 2>/dev/null)
+	[[ -z $st || $st == Z* ]]
+}
+
+# A suite past its timeout is killed, with the processes it started, and
+# reported as failed with the reason; the next suite still runs. One that
+# ignores SIGTERM is killed with SIGKILL after the grace.
+test_run_all_timeout()
+{
+	local sb rc=0 out secs start name
+	sb=$(sandbox run-all-timeout)
+	suite_stub "$sb" analysis "sleep 300 & echo \$! >\"$WORK/timeout-child\"; wait" timeout=2
+	suite_stub "$sb" build "trap '' TERM; sleep 300 & echo \$! >\"$WORK/timeout-stubborn\"; wait; wait" timeout=2
+	suite_stub "$sb" patches 'echo "2 passed, 0 failed"'
+	start=$(date +%s)
+	out=$(BL_TEST_KILL_GRACE=2 timeout 120 "$sb/tests/run-all.sh" analysis build patches 2>&1) || rc=$?
+	secs=$(( $(date +%s) - start ))
+	name="run-all: a suite past its timeout is killed, its children too, and fails; the others run"
+	if [ $rc = 1 ] && [ "$secs" -lt 60 ] &&
+	   grep -qx 'not ok 1 - analysis # TIMEOUT: killed after 2 s (timeout=2 in tests/analysis.settings)' <<<"$out" &&
+	   grep -qx 'ok 3 - patches' <<<"$out" &&
+	   [ "$(tail -n 1 <<<"$out")" = "2 passed, 2 failed, 0 skipped" ] &&
+	   [ -s "$WORK/timeout-child" ] && gone "$(cat "$WORK/timeout-child")"; then
+		t_ok "$name"
+	else
+		t_fail "$name" "exit $rc after ${secs}s" "$out"
+	fi
+	name="run-all: a suite that ignores SIGTERM is killed after the grace and fails"
+	if grep -qx 'not ok 2 - build # TIMEOUT: killed after 2 s (timeout=2 in tests/build.settings)' <<<"$out" &&
+	   [ -s "$WORK/timeout-stubborn" ] && gone "$(cat "$WORK/timeout-stubborn")"; then
+		t_ok "$name"
+	else
+		t_fail "$name" "$out"
+	fi
+	[ ! -s "$WORK/timeout-child" ] || kill "$(cat "$WORK/timeout-child")" 2>/dev/null
+	[ ! -s "$WORK/timeout-stubborn" ] || kill -KILL "$(cat "$WORK/timeout-stubborn")" 2>/dev/null
+}
+
+# Ctrl-C (SIGINT to the runner) reaches the running suite, which the
+# timeout keeps in a process group of its own: it ends, the suites after it
+# are not run, and the run exits 130.
+test_run_all_interrupt()
+{
+	local sb rc=0 out pid name="run-all: Ctrl-C ends the running suite and the run (exit 130)"
+	sb=$(sandbox run-all-int)
+	suite_stub "$sb" analysis "echo \$\$ >\"$WORK/int-suite\"; sleep 100"
+	suite_stub "$sb" build "touch \"$WORK/int-next\"; echo '1 passed, 0 failed'"
+	env --default-signal=INT "$sb/tests/run-all.sh" analysis build >"$WORK/int.out" 2>&1 &
+	pid=$!
+	wait_file "$WORK/int-suite" 30 && kill -INT "$pid"
+	wait "$pid" || rc=$?
+	out=$(cat "$WORK/int.out")
+	if [ $rc = 130 ] && [ ! -e "$WORK/int-next" ] && gone "$(cat "$WORK/int-suite")" &&
+	   grep -qx 'not ok 1 - analysis # interrupted' <<<"$out" &&
+	   grep -qx 'not ok 2 - build # not run: interrupted' <<<"$out"; then
+		t_ok "$name"
+	else
+		t_fail "$name" "exit $rc" "$out"
+	fi
+}
+
+# Needs are checked before a suite starts: what the lab builds (kernels,
+# guest, commands) fails the suite when missing, what the machine lacks
+# (the network) skips it; either way with the reason and without running it.
+test_run_all_needs()
+{
+	local sb rc=0 out ran="touch \"$WORK/needs-ran-\$(basename \"\$0\")\"; echo '1 passed, 0 failed'"
+	sb=$(sandbox run-all-needs)
+	suite_stub "$sb" analysis "$ran" needs=network
+	suite_stub "$sb" build "$ran" 'needs=cmd:sh cmd:bl-no-such-tool'
+	suite_stub "$sb" patches "$ran" needs=kernels
+	suite_stub "$sb" boot "$ran" 'needs=guest cmd:sh'
+	out=$(BOUNCELAB_DEBIAN_MIRROR=http://127.0.0.1:9/debian \
+		"$sb/tests/run-all.sh" analysis build patches boot 2>&1) || rc=$?
+	if [ $rc = 1 ] && [ -z "$(ls "$WORK" | grep needs-ran-)" ] &&
+	   grep -qx 'ok 1 - analysis # SKIP needs network: the Debian mirror (http://127.0.0.1:9/debian) cannot be reached' <<<"$out" &&
+	   grep -qx 'not ok 2 - build # needs cmd:bl-no-such-tool: no command bl-no-such-tool (make deps)' <<<"$out" &&
+	   grep -q '^not ok 3 - patches # needs kernels: no bzImage in .* for: pre pre-fixed post (make kernels)$' <<<"$out" &&
+	   grep -q '^not ok 4 - boot # needs guest: no guest initramfs in .* (make guest)$' <<<"$out" &&
+	   [ "$(tail -n 1 <<<"$out")" = "0 passed, 3 failed, 1 skipped" ]; then
+		t_ok "run-all: unmet needs fail (kernels, guest, a command) or skip (network) the suite, with the reason"
+	else
+		t_fail "run-all: unmet needs fail (kernels, guest, a command) or skip (network) the suite, with the reason" \
+			"exit $rc" "$out"
+	fi
+}
+
+# Every suite has its settings, and run-all refuses settings it cannot
+# apply: an unknown key, a timeout that is no number of seconds, an
+# unknown need, a suite neither in ORDER nor default=no.
+test_run_all_settings()
+{
+	local sb rc out listed n got want
+	out=$("$BL_ROOT/tests/run-all.sh" --list 2>&1) && rc=0 || rc=$?
+	listed=$(cut -f1 <<<"$out" | paste -sd ' ')
+	n=$(ls "$BL_ROOT"/tests/*.settings | wc -l)
+	if [ $rc = 0 ] && [ "$(wc -l <<<"$out")" = "$((n - 1))" ] &&
+	   [[ " $listed " == *" guest "* && " $listed " == *" scripts-harness "* ]] &&
+	   [[ " $listed " != *" versions "* ]] &&
+	   ! grep -q 'timeout= ' <<<"$out"; then
+		t_ok "run-all --list: every suite of make test has settings with a timeout ($listed)"
+	else
+		t_fail "run-all --list: every suite of make test has settings with a timeout" "exit $rc" "$out"
+	fi
+	out=$("$BL_ROOT/tests/run-all.sh" --list scripts 2>&1) && rc=0 || rc=$?
+	got=$(cut -f1 <<<"$out" | sort | paste -sd ' ')
+	want=$(cd "$BL_ROOT/tests" && ls scripts-*.settings | sed 's/\.settings$//' | sort | paste -sd ' ')
+	[ $rc = 0 ] && [ "$got" = "$want" ] &&
+		t_ok "run-all: the group 'scripts' is every scripts-* suite" ||
+		t_fail "run-all: the group 'scripts' is every scripts-* suite" "exit $rc" "$out" "want: $want"
+
+	sb=$(sandbox run-all-settings)
+	check_refused()
+	{
+		local what=$1 msg=$2 rc=0 out
+		out=$("$sb/tests/run-all.sh" analysis 2>&1) || rc=$?
+		[ $rc != 0 ] && grep -qF -- "$msg" <<<"$out" && ! grep -q '^KTAP' <<<"$out" &&
+			t_ok "run-all: $what is refused before any suite runs" ||
+			t_fail "run-all: $what is refused before any suite runs" "exit $rc" "$out"
+	}
+	suite_stub "$sb" analysis 'echo "1 passed, 0 failed"' 'tiemout=5'
+	check_refused "an unknown setting" "analysis.settings:3: unknown setting 'tiemout'"
+	suite_stub "$sb" analysis 'echo "1 passed, 0 failed"'
+	sed -i 's/^timeout=.*/timeout=5m/' "$sb/tests/analysis.settings"
+	check_refused "a timeout that is not seconds" "timeout wants seconds, not '5m'"
+	suite_stub "$sb" analysis 'echo "1 passed, 0 failed"' needs=kvm
+	check_refused "an unknown need" "unknown need 'kvm'"
+	suite_stub "$sb" analysis 'echo "1 passed, 0 failed"'
+	suite_stub "$sb" extra 'echo "1 passed, 0 failed"'
+	check_refused "a suite missing from ORDER" "suite 'extra' is not in run-all.sh's ORDER"
 }
 
 # --- tests/patches-test.sh: checkpatch.pl that crashes --------------------
@@ -131,9 +278,13 @@ print "$ARGV[-1]:1: WARNING:BAR: something\n";
 print "total: 0 errors, 1 warnings, 0 checks, 1 lines checked\n"; exit 1;'
 }
 
-t_plan 11
+t_plan 21
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
+test_run_all_timeout
+test_run_all_interrupt
+test_run_all_needs
+test_run_all_settings
 test_checkpatch_crash
 t_summary

@@ -203,12 +203,15 @@ trap 'STOP=130; [ -z "$SUITE_PID" ] || { kill -INT -- "-$SUITE_PID" || kill -INT
 trap 'STOP=143; [ -z "$SUITE_PID" ] || { kill -TERM -- "-$SUITE_PID" || kill -TERM "$SUITE_PID"; } 2>/dev/null' TERM
 
 # run_suite NAME OUT: the suite under its timeout, its output into OUT and,
-# behind "# ", onto ours. Sets RC (124: killed at the timeout).
+# behind "# ", onto ours. Sets RC, and TIMED_OUT when it was killed at the
+# timeout.
 run_suite()
 {
 	local name=$1 out=$2 fd tee_pid start cmd
 	cmd=(${S_RUN[$name]})
-	exec {fd}> >(tee "$out" | sed -u 's/^/# /')
+	# a terminal's Ctrl-C reaches these too: they must still show and keep
+	# what the interrupted suite says last
+	exec {fd}> >(trap '' INT; tee "$out" | sed -u 's/^/# /')
 	tee_pid=$!
 	start=$(date +%s)
 	timeout --kill-after="$KILL_GRACE" "${S_TIMEOUT[$name]}" "${cmd[@]}" </dev/null >&$fd 2>&1 &
@@ -229,8 +232,11 @@ run_suite()
 	done
 	kill -0 "$tee_pid" 2>/dev/null &&
 		echo "# suite $name ended, but something it started still holds its output"
-	# 137 is the timeout only once it has passed (SIGKILL after the grace)
-	[ "$RC" = 137 ] && [ $(( $(date +%s) - start )) -ge "${S_TIMEOUT[$name]}" ] && RC=124
+	# timeout's 124 (SIGTERM) or 137 (SIGKILL after the grace), once the
+	# timeout has passed: a suite's own exit 124 is no timeout
+	TIMED_OUT=''
+	[[ $RC == 124 || $RC == 137 ]] &&
+		[ $(( $(date +%s) - start )) -ge "${S_TIMEOUT[$name]}" ] && TIMED_OUT=1
 }
 
 pass=0 fail=0 skip=0 failed_suites='' i=0
@@ -264,7 +270,7 @@ for s in "${PICK[@]}"; do
 	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1)
 	rm -f "$out"
 	p=0 f=0 k=0 why=''
-	if [ "$RC" = 124 ]; then
+	if [ -n "$TIMED_OUT" ]; then
 		why="TIMEOUT: killed after ${S_TIMEOUT[$s]} s (timeout=${S_TIMEOUT[$s]} in tests/$s.settings)"
 	elif [ -n "$STOP" ]; then
 		why="interrupted"

@@ -33,9 +33,13 @@ test-helpers:
 test-analysis:
 	tests/run-all.sh analysis
 
-# The host scripts' failure paths, with stubs: no kernels, no QEMU.
+# The host scripts' failure paths, with stubs: no kernels, no QEMU. Every
+# scripts-* suite, or one: make test-scripts-plan (tests/scripts-*.settings).
 test-scripts:
 	tests/run-all.sh scripts
+
+test-scripts-%:
+	tests/run-all.sh scripts-$*
 
 test-build: kernels
 	tests/run-all.sh build

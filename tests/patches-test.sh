@@ -42,7 +42,7 @@ REFERENCE_BASE=7.2
 # The stack of the series backported to 6.12.
 SERIES=6.12/remove-bounce
 EXCEPTIONS=$BL_PATCHES_DIR/checkpatch-exceptions
-# The override exists for tests/scripts-test.sh, which feeds it a
+# The override exists for tests/scripts-harness-test.sh, which feeds it a
 # checkpatch.pl that crashes.
 CHECKPATCH=${BL_CHECKPATCH:-$PRISTINE/scripts/checkpatch.pl}
 WORK=$(mktemp -d)
@@ -473,5 +473,5 @@ main()
 	t_summary
 }
 
-# Sourced (tests/scripts-test.sh), it only defines the checks.
+# Sourced (tests/scripts-harness-test.sh), it only defines the checks.
 [ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# One boot's failure paths: bench/guest-run never leaves its data disks
+# behind, and bench/qemu-boot with bench/boot-status say why a boot failed.
+# Sandboxes and stubs: tests/scripts-lib.sh.
+set -uo pipefail
+
+. "$(dirname "$0")/scripts-lib.sh"
+
+# --- bench/guest-run: data disks never left behind --------------------------
+
+# The disk images a boot left behind (bench/boot-bundle makes them in a
+# .img.* folder of the boot's; plan.img is in its bundle).
+data_disks()
+{
+	find "$1" -name '*.img' ! -name plan.img 2>/dev/null
+}
+
+test_guest_run_disks()
+{
+	local sb out pid rc=0
+	sb=$(sandbox guest-run)
+	fake_cache
+	fake_qemu "$sb"
+	GR=("$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1)
+
+	out=$WORK/gr-ok
+	"${GR[@]}" -o "$out" >"$WORK/gr-ok.out" 2>&1 || rc=$?
+	[ $rc = 0 ] && [ -z "$(data_disks "$out")" ] &&
+		t_ok "guest-run: a boot that ends removes its data disks" ||
+		t_fail "guest-run: a boot that ends removes its data disks" "exit $rc" \
+			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-ok.out")"
+
+	# as bench/compare stops a boot on Ctrl-C: TERM to its process group
+	out=$WORK/gr-int rc=0
+	set -m
+	FAKE_QEMU_SLEEP=60 "${GR[@]}" -o "$out" >"$WORK/gr-int.out" 2>&1 &
+	pid=$!
+	set +m
+	wait_file "$out/serial.log.started"
+	kill -TERM -- "-$pid"
+	wait $pid || rc=$?
+	[ $rc = 143 ] && [ -d "$out/plan" ] && [ -z "$(data_disks "$out")" ] &&
+		t_ok "guest-run: an interrupted boot exits 143 and removes its data disks" ||
+		t_fail "guest-run: an interrupted boot exits 143 and removes its data disks" "exit $rc" \
+			"left: $(data_disks "$out")" "$(tail -n 3 "$WORK/gr-int.out")"
+}
+
+# --- bench/qemu-boot, bench/boot-status: why a boot failed --------------------
+
+# fake_qemu_system DIR: a qemu-system-i386 in DIR for the real
+# bench/qemu-boot. FAKE_QEMU=truncated: the guest writes its status, then
+# the results disk's tar stream is cut short; FAKE_QEMU=sigkill: QEMU is
+# killed by SIGKILL 1 s into the boot.
+fake_qemu_system()
+{
+	stub "$1/qemu-system-i386" <<-'EOF'
+	log='' results=''
+	for a in "$@"; do
+		case $a in
+		file:*) log=${a#file:} ;;
+		*file=*results.img*) results=${a#*file=}; results=${results%%,*} ;;
+		esac
+	done
+	echo 'BOUNCELAB-GUEST: init started' >"$log"
+	case ${FAKE_QEMU:-} in
+	sigkill)
+		sleep 1
+		kill -KILL $$ ;;
+	truncated)
+		g=$(mktemp -d)
+		echo ok >"$g/status"
+		head -c 65536 /dev/urandom >"$g/fio.json"
+		tar -cf "$g.tar" -C "$g" status fio.json
+		head -c 20000 "$g.tar" >"$results"
+		rm -rf "$g" "$g.tar"
+		echo 'BOUNCELAB-GUEST: done' >>"$log" ;;
+	esac
+	EOF
+}
+
+# A boot's status names what went wrong: a results tar stream cut short
+# is no "ok", and a QEMU killed by a signal 1 s in was not the bound.
+test_boot_status()
+{
+	local sb out rc
+	sb=$(sandbox boot-status)
+	fake_cache
+	fake_qemu_system "$WORK/fakebin-qemu"
+	GR=("$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1 -t 900)
+
+	out=$WORK/bs-trunc rc=0
+	PATH=$WORK/fakebin-qemu:$PATH FAKE_QEMU=truncated "${GR[@]}" -o "$out" \
+		>"$WORK/bs-trunc.out" 2>&1 || rc=$?
+	[ $rc = 1 ] &&
+	   grep -q "^failed: the results disk's tar stream is truncated or broken" "$out/status" &&
+		t_ok "guest-run: a truncated results tar stream fails the boot, saying so" ||
+		t_fail "guest-run: a truncated results tar stream fails the boot, saying so" "exit $rc" \
+			"status: $(cat "$out/status" 2>/dev/null)" "$(tail -n 3 "$WORK/bs-trunc.out")"
+
+	out=$WORK/bs-kill rc=0
+	PATH=$WORK/fakebin-qemu:$PATH FAKE_QEMU=sigkill "${GR[@]}" -o "$out" \
+		>"$WORK/bs-kill.out" 2>&1 || rc=$?
+	[ $rc = 1 ] && [ "$(cat "$out/status" 2>/dev/null)" = "failed: qemu killed by signal 9 (KILL)" ] &&
+		t_ok "guest-run: QEMU killed by SIGKILL 1 s in: 'qemu killed by signal 9 (KILL)', not the bound" ||
+		t_fail "guest-run: QEMU killed by SIGKILL 1 s in: 'qemu killed by signal 9 (KILL)', not the bound" \
+			"exit $rc" "status: $(cat "$out/status" 2>/dev/null)" "$(tail -n 3 "$WORK/bs-kill.out")"
+}
+
+t_plan 4
+test_guest_run_disks
+test_boot_status
+t_summary

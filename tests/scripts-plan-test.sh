@@ -1,0 +1,316 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What a run will boot, decided before any boot: compare's and run.sh's
+# arguments (a bad one exits 2), the guest's plan variables, an unknown job,
+# ./run.sh compare --dry-run, the one description of the lab (lab.conf) and
+# kernels/variants with the stacks it names.
+# Sandboxes and stubs: tests/scripts-lib.sh.
+set -uo pipefail
+
+. "$(dirname "$0")/scripts-lib.sh"
+
+# --- the guest's plan variables from the host --------------------------------
+
+test_plan_options()
+{
+	local sb rc=0 plan
+	sb=$(sandbox plan-options)
+	fake_cache
+	fake_qemu "$sb"
+	"$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1 -o "$WORK/plan-gr" \
+		-W 7 -I 50 -T 90 >"$WORK/plan-gr.out" 2>&1 || rc=$?
+	plan=$WORK/plan-gr/plan/plan
+	[ $rc = 0 ] && grep -qx BL_DISK_WAIT=7 "$plan" && grep -qx BL_MON_INTERVAL_MS=50 "$plan" &&
+	   grep -qx BL_JOB_TIMEOUT=90 "$plan" &&
+		t_ok "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" ||
+		t_fail "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" \
+			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-gr.out")"
+
+	rc=0
+	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none \
+		--accel tcg --run-id plan --disk-wait 8 \
+		--mon-interval-ms 60 --job-timeout 91 >"$WORK/plan-cmp.out" 2>&1 || rc=$?
+	plan=$(ls "$sb"/results/plan/boots/*/plan/plan 2>/dev/null | head -n 1)
+	[ $rc = 0 ] && [ -n "$plan" ] && grep -qx BL_DISK_WAIT=8 "$plan" &&
+	   grep -qx BL_MON_INTERVAL_MS=60 "$plan" && grep -qx BL_JOB_TIMEOUT=91 "$plan" &&
+		t_ok "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" ||
+		t_fail "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" \
+			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-cmp.out")"
+
+	rc=0
+	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none \
+		--accel tcg --run-id plan-bad --job-timeout 5m \
+		>"$WORK/plan-bad.out" 2>&1 || rc=$?
+	[ $rc = 2 ] && [ ! -e "$sb/results/plan-bad" ] &&
+	   grep -q "want a positive number, not '5m'" "$WORK/plan-bad.out" &&
+		t_ok "compare --job-timeout 5m refused before the run (exit 2)" ||
+		t_fail "compare --job-timeout 5m refused before the run (exit 2)" "exit $rc" \
+			"$(tail -n 3 "$WORK/plan-bad.out")"
+}
+
+# --- ./run.sh compare --dry-run ---------------------------------------------
+
+# old_run SANDBOX ID AGE BOOTS_TSV_ROWS...: a finished run in results/.
+old_run()
+{
+	local run=$1/results/$2 row
+	mkdir -p "$run"
+	printf 'boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir\n' >"$run/boots.tsv"
+	for row in "${@:4}"; do printf '%s\n' "$row" | tr ' ' '\t' >>"$run/boots.tsv"; done
+	printf '{\n  "jobs": "a b c d e f",\n  "reps": 3\n}\n' >"$run/meta.json"
+	touch -d "$3" "$run/boots.tsv"
+}
+
+test_dry_run()
+{
+	local sb out rc=0
+	sb=$(sandbox dry-run)
+	rm -rf "$WORK/cache"	# (BL_CACHE is $WORK/cache here: no fakes)
+	stub "$sb/kernels/build" 'touch "$(dirname "$0")/BUILT"; exit 1'
+	stub "$sb/bench/guest-run" 'touch "$(dirname "$0")/BOOTED"; exit 1'
+	# and never apt: a dry run that reached the deps would install them
+	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
+
+	# default matrix: ram-bounce+ram@insn in 2 reps (exact_reps), virtio
+	# in 4, usb-pio in the first (usb-pio:1), ram-bounce+ram@insn once
+	# more under full24 (pressure_disks) in 2: 27 boots for 3 variants;
+	# the 12 exact-clock ones 2 side by side
+	out=$("$sb/run.sh" compare --dry-run -j 2 2>&1) || rc=$?
+	if [ $rc = 0 ] && grep -q 'no earlier boot of it: a guess' <<<"$out" &&
+	   grep -q 'total: about 16m27s (2 side by side' <<<"$out" &&
+	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 27 ] &&
+	   grep -Eq '^  1 +pre +ram-bounce\+ram +none +1 +insn$' <<<"$out" &&
+	   grep -Eq '^  9 +post +usb-pio +none +1 +host$' <<<"$out" &&
+	   grep -Eq '^  10 +pre +ram-bounce\+ram +full24 +1 +insn$' <<<"$out" &&
+	   grep -Eq '^  21 +post +ram-bounce\+ram +full24 +2 +insn$' <<<"$out" &&
+	   grep -Eq '^  27 +post +virtio +none +4 +host$' <<<"$out"; then
+		t_ok "compare --dry-run, no earlier run: 27 boots in order, the stated default guess"
+	else
+		t_fail "compare --dry-run, no earlier run: 27 boots in order, the stated default guess" \
+			"exit $rc" "$out"
+	fi
+
+	# the newest run with the boot's disk and pressure counts, its ok
+	# boots only; a disk no run has gets the newest run's mean
+	old_run "$sb" 20250101-000000 '2025-01-01' '1 pre usb-pio none 1 ok 500 boots/x'
+	old_run "$sb" 20250202-000000 '2025-02-02' '1 pre usb-pio none 1 ok 60 boots/x' \
+		'2 pre virtio none 1 ok 30 boots/x' '3 pre virtio none 1 ok 50 boots/x' \
+		'4 post virtio none 1 failed:_bound 900 boots/x'
+	old_run "$sb" 20250303-000000 '2025-03-03' '1 pre usb-pio none 1 failed:_panic 9 boots/x'
+	rc=0
+	out=$("$sb/run.sh" compare --dry-run -j 2 2>&1) || rc=$?
+	if [ $rc = 0 ] &&
+	   grep -Eq '^  usb-pio +none +3 boot\(s\) x +60s$' <<<"$out" &&
+	   grep -Eq '^  virtio +none +12 boot\(s\) x +40s$' <<<"$out" &&
+	   grep -Eq '^  ram-bounce\+ram +full24 +6 boot\(s\) x +47s, side by side \(no earlier' <<<"$out" &&
+	   grep -q 'total: about 15m40s' <<<"$out"; then
+		t_ok "compare --dry-run: estimate from the newest runs' ok boots, per disk and pressure (15m40s)"
+	else
+		t_fail "compare --dry-run: estimate from the newest runs' ok boots, per disk and pressure" "exit $rc" "$out"
+	fi
+
+	[ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/bench/BOOTED" ] &&
+	   [ "$(ls "$sb/results")" = "$(printf '%s\n' 20250101-000000 20250202-000000 20250303-000000)" ] &&
+		t_ok "compare --dry-run builds, boots and writes nothing" ||
+		t_fail "compare --dry-run builds, boots and writes nothing" "$(ls "$sb/results" "$sb/kernels" "$sb/bench")"
+}
+
+# --- bench/compare: an unknown job is named as such ---------------------------
+
+# A job name with no job file is refused as an unknown job whichever list
+# names it, in a dry run too, before any other check of the lists (a probe
+# job not among the jobs, say) can blame something else.
+test_unknown_jobs()
+{
+	local sb out rc opt dry
+	local small=(--variants pre --disks virtio --pressure none --reps 1
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none
+		--pressure-disks none)
+	sb=$(sandbox unknown-jobs)
+	fake_cache
+	fake_qemu "$sb"	# (a job name let through must boot nothing)
+	for dry in '' --dry-run; do
+		for opt in --jobs --probe-jobs --integrity-jobs --pressure-jobs; do
+			rc=0
+			# (pressure jobs count only with pressure disks)
+			[ $opt != --pressure-jobs ] || opt="--pressure-disks ram --pressure-levels full24 $opt"
+			out=$("$sb/bench/compare" "${small[@]}" $opt nosuchjob $dry --accel tcg \
+				--run-id "uj${opt##* }$dry" 2>&1) || rc=$?
+			[ $rc = 2 ] && [ -z "$(ls "$sb/results")" ] &&
+			   grep -q "unknown job 'nosuchjob': job file not found: $sb/bench/jobs/nosuchjob.fio" <<<"$out" &&
+			   ! grep -q 'probe job' <<<"$out" &&
+				t_ok "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job (exit 2)" ||
+				t_fail "compare ${opt##* } nosuchjob${dry:+ $dry}: refused as an unknown job (exit 2)" "exit $rc" "$out"
+		done
+	done
+}
+
+# --- bench/compare, ./run.sh compare: a bad argument exits 2 -------------------
+
+# Every refused argument exits 2 with its message, before any run folder
+# (and, through ./run.sh compare, before anything is built); what is not
+# built or missing on the host stays exit 1.
+test_bad_arguments()
+{
+	local sb out rc what
+	local small=(--variants pre --disks virtio --pressure none --reps 2
+		--jobs smoke-randread --probe-jobs none --integrity-jobs none
+		--pressure-disks none)
+	sb=$(run_sh_sandbox bad-args)
+	stub "$BL_CACHE/guest/bin/fio" '[ "$1" = --help ] || [[ ${@: -1} != */bad.fio ]]'
+	printf '[bad]\nrw=sideways\n' >"$WORK/bad.fio"
+	cp "$sb/bench/jobs/smoke-randread.fio" "$WORK/"
+	mkdir -p "$sb/results/taken"
+
+	refused_before_run "an unknown variant" ba-variant "unknown variant 'nosuch'" --variants pre,nosuch
+	refused_before_run "--reps 0" ba-reps "--reps wants a positive number, not '0'" --reps 0
+	refused_before_run "--exact-reps 0" ba-exact "--exact-reps wants a positive number, not '0'" --exact-reps 0
+	refused_before_run "--integrity-reps x" ba-ireps "--integrity-reps wants a positive number, not 'x'" --integrity-reps x
+	refused_before_run "--integrity-reps 1 with no other jobs" ba-ireps-only "with no other jobs the boots of reps 2-2 would run nothing" \
+		--jobs none --integrity-jobs smoke-randread --integrity-reps 1
+	refused_before_run "-j 0" ba-j "-j wants a positive number of boots side by side, not '0'" -j 0
+	refused_before_run "an unreadable --sshloginfile" ba-ssh "--sshloginfile: cannot read '$WORK/no-such-file'" \
+		--sshloginfile "$WORK/no-such-file"
+	refused_before_run "an unknown matrix set" ba-set "no matrix set 'nosuch' in bench/matrix" --set nosuch
+	refused_before_run "--accel fast" ba-accel "--accel is auto, tcg or kvm, not 'fast'" --accel fast
+	refused_before_run "--timeout 0" ba-timeout "--timeout wants seconds, not '0'" --timeout 0
+	refused_before_run "--until-ci x" ba-until "--until-ci wants a percentage, not 'x'" --until-ci x
+	refused_before_run "--budget-min 0" ba-budget "--budget-min wants minutes, not '0'" --budget-min 0
+	refused_before_run "--lowfree-mb 0" ba-lowfree "--lowfree-mb wants MiB, not '0'" --lowfree-mb 0
+	refused_before_run "a disk entry's reps of 0" ba-disk0 "disk entry 'virtio:0': the reps after ':' must be a positive number" --disks virtio:0
+	refused_before_run "an empty matrix" ba-empty "empty matrix" --jobs none --integrity-reps 2
+	refused_before_run "a probe job not among the jobs" ba-probe "probe job 'lat-randread-4k-qd1' is not among the jobs" \
+		--probe-jobs lat-randread-4k-qd1
+	refused_before_run "a job file fio rejects" ba-fio "fio rejects job file $WORK/bad.fio" --jobs-dir "$WORK" --jobs bad
+	refused_before_run "an unknown option" ba-option "unknown option '--bogus'" --bogus
+	refused_before_run "a run id already taken" ba-taken "results/taken exists; a run never overwrites another" \
+		--run-id taken
+
+	# an option without its value, at the end of the line
+	rc=0
+	out=$("$sb/bench/compare" "${small[@]}" --accel tcg --reps 2>&1) || rc=$?
+	[ $rc = 2 ] && grep -qx "bouncelab: error: --reps wants a value" <<<"$out" &&
+		t_ok "compare: an option without its value is refused (exit 2)" ||
+		t_fail "compare: an option without its value is refused (exit 2)" "exit $rc" "$out"
+
+	# not built: no guest fio in an empty cache
+	rc=0
+	out=$(BOUNCELAB_CACHE=$WORK/empty-cache "$sb/bench/compare" "${small[@]}" --accel tcg \
+		--run-id ba-unbuilt 2>&1) || rc=$?
+	[ $rc = 1 ] && [ ! -e "$sb/results/ba-unbuilt" ] && grep -q "no guest fio at" <<<"$out" &&
+		t_ok "compare: nothing built is refused with exit 1, not 2" ||
+		t_fail "compare: nothing built is refused with exit 1, not 2" "exit $rc" "$out"
+
+	# ./run.sh compare passes the 2 on, having built nothing
+	for what in "--variants pre,nosuch|unknown variant 'nosuch'" \
+		"--reps 0|--reps wants a positive number, not '0'" \
+		"--set nosuch|no matrix set 'nosuch'" \
+		"--set versions --quick|--quick and --set name two matrix sets (versions, quick)"; do
+		rc=0
+		out=$("$sb/run.sh" compare "${small[@]}" ${what%%|*} --accel tcg --run-id ba-run 2>&1) || rc=$?
+		[ $rc = 2 ] && [ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/results/ba-run" ] &&
+		   grep -qF -- "${what#*|}" <<<"$out" &&
+			t_ok "run.sh compare ${what%%|*}: exit 2 before building anything" ||
+			t_fail "run.sh compare ${what%%|*}: exit 2 before building anything" "exit $rc" \
+				"built: $(ls "$sb/kernels/BUILT" 2>&1)" "$out"
+	done
+	fake_cache
+}
+
+# --- one description of the lab ------------------------------------------------
+
+# Adding a disk kind must not need code changed: no code line (comments
+# and docstrings aside) outside bench/lab.conf, bench/matrix and the job
+# files names a serial, a disk or a kernel variant (tests/lab/hard-coded.py).
+test_lab_description()
+{
+	local hits rc=0
+	hits=$(/usr/bin/python3 "$BL_ROOT/tests/lab/hard-coded.py" "$BL_ROOT") || rc=$?
+	[ $rc = 0 ] &&
+		t_ok "no serial, disk or variant name in the code outside bench/lab.conf" ||
+		t_fail "no serial, disk or variant name in the code outside bench/lab.conf" "$hits"
+	printf 'serial=BLUSB0001\n' >"$WORK/hc-probe.sh"
+	rc=0
+	hits=$(sb=$(sandbox hard-coded) && cp "$WORK/hc-probe.sh" "$sb/lib/" &&
+		/usr/bin/python3 "$BL_ROOT/tests/lab/hard-coded.py" "$sb") || rc=$?
+	[ $rc = 1 ] && grep -q 'lib/hc-probe.sh:1' <<<"$hits" &&
+		t_ok "the check finds a serial written into lib/" ||
+		t_fail "the check finds a serial written into lib/" "exit $rc" "$hits"
+}
+
+# --- kernels/variants and the stacks it names ----------------------------
+
+# variants CODE: CODE run with lib/variants.sh sourced, in a subshell; its
+# output and errors on stdout.
+variants()
+{
+	( . "$BL_ROOT/lib/variants.sh"; eval "$1" ) 2>&1
+}
+
+# Every variant of every base finds its stacks, each a folder
+# kernels/patches/BASE/STACK of the variant's own base, and the patch files
+# kernels/build would apply (what kernels/build reads, without a build).
+check_variant_stacks()
+{
+	local v b s p fail=0
+	for v in $(variants 'bl_variants --all'); do
+		b=$(variants "bl_variant_base $v")
+		for s in $(variants "bl_variant_stacks $v"); do
+			[ "${s%%/*}" = "$b" ] && [ -d "$BL_ROOT/kernels/patches/$s" ] ||
+				{ echo "$v (base $b): stack $s is not a folder kernels/patches/$b/STACK"; fail=1; }
+		done
+		p=$(variants "bl_variant_patches $v") ||
+			{ echo "$v: $(tail -n 1 <<<"$p")"; fail=1; continue; }
+		for s in $p; do
+			[ -f "$s" ] && [[ $s == *.patch ]] ||
+				{ echo "$v: $s is not a patch file"; fail=1; }
+		done
+		[ -n "$p" ] || { echo "$v: no patch"; fail=1; }
+	done
+	return $fail
+}
+
+test_variants()
+{
+	local out def short long
+
+	t_check "variants: every variant's stacks are its base's folders, with patches" \
+		check_variant_stacks
+
+	# the default base's variants: named DEFAULT/VARIANT in the table,
+	# listed and cached by the short name, both names the same variant
+	def=$(bases bl_default_base)
+	short=$(variants 'bl_variants' | paste -sd ' ')
+	long=$(awk -v d="$def/" 'index($1, d) == 1 { print substr($1, length(d) + 1) }' \
+		"$BL_ROOT/kernels/variants" | paste -sd ' ')
+	out=$(variants 'for v in $(bl_variants); do
+		[ "$(bl_variant_stacks "$v")" = "$(bl_variant_stacks '"$def"'/"$v")" ] ||
+			echo "$v: stacks differ from '"$def"'/$v"
+		[ "$(bl_variant_base "$v")" = '"$def"' ] || echo "$v: base $(bl_variant_base "$v")"
+	done')
+	[ -n "$short" ] && [ "$short" = "$long" ] && [ -z "$out" ] &&
+		t_ok "variants: the default base's $long, written $def/VARIANT, are called VARIANT too" ||
+		t_fail "variants: the default base's variants, written $def/VARIANT, are called VARIANT too" \
+			"bl_variants: '$short'" "kernels/variants: '$long'" "$out"
+
+	# a line without "BASE/" is a variant of the default base as well
+	printf '%s/x\ta\ny\tb\n9.99/z\tc\n' "$def" >"$WORK/variants"
+	out=$(variants 'export BOUNCELAB_VARIANTS_FILE='"$WORK"'/variants
+		BL_VARIANTS_FILE=$BOUNCELAB_VARIANTS_FILE
+		echo $(bl_variants) / $(bl_variants --all) / $(bl_variant_stacks '"$def"'/y)')
+	[ "$out" = "x y / x y 9.99/z / b" ] &&
+		t_ok "variants: DEFAULT/x and y are both the default base's, 9.99/z is not" ||
+		t_fail "variants: DEFAULT/x and y are both the default base's, 9.99/z is not" "$out"
+}
+
+t_plan 44
+test_plan_options
+test_dry_run
+test_unknown_jobs
+test_bad_arguments
+test_lab_description
+test_variants
+t_summary

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Monitor "labmon": the lab's sampler (guest/helpers/labmon.c) reads
+# /proc/meminfo, /proc/vmstat, /proc/pressure/memory and the bounce hist
+# every BL_MON_INTERVAL_MS while a job runs. Its reader is
+# bench/analysis/monitors/labmon.py (LowFree and HighFree minima, the
+# Bounce: gauge).
+#
+# Per job, into DIR:
+#   labmon.csv            one row per sample; an empty cell is a counter
+#                         this kernel does not have (not 0)
+#   labmon.err            labmon's messages
+#   labmon-interval-ms    the interval
+#   labmon-start-uptime   /proc/uptime when it started
+# It samples the bounce-hist monitor's hist file while that monitor's
+# trigger is set (BOUNCE_HIST_ON: bounce-hist starts first, 20 < 30).
+
+labmon_start()
+{
+	local dir=$1 hist=''
+	[ -n "$BOUNCE_HIST_ON" ] && hist="-b $BOUNCE_HIST_EV/hist"
+	# shellcheck disable=SC2086 # two words or none
+	labmon -i "$BL_MON_INTERVAL_MS" -o "$dir/labmon.csv" $hist \
+		2>"$dir/labmon.err" &
+	LABMON_PID=$!
+	echo "$BL_MON_INTERVAL_MS" >"$dir/labmon-interval-ms"
+	cut -d' ' -f1 /proc/uptime >"$dir/labmon-start-uptime"
+}
+
+labmon_stop()
+{
+	kill "$LABMON_PID" 2>/dev/null
+	wait "$LABMON_PID"
+}

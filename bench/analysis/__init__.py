@@ -4,6 +4,8 @@ report out.
 
   rawfiles  parse the files the guest and the runner write
   tidy      a run -> tidy DataFrame, job table, exclusions, summary.csv
+  monitors  one reader per guest monitor (guest/monitors/): the metrics
+            of what each wrote beside fio's, run by tidy
   stats     permutation tests, their ratio CIs and verdicts for every pair
             of variants
   plots     data files for plots/*.gp and the gnuplot calls

@@ -2,7 +2,8 @@
 """The time of each bounce, from the guest's function_graph trace.
 
 A job flagged "probe" runs with function_graph limited (set_ftrace_filter)
-to the bounce functions of block/bounce.c and to bio_endio; guest/init
+to the bounce functions of block/bounce.c and to bio_endio; the probes
+monitor (guest/monitors/40-probes.sh, read by monitors/probes.py)
 saves the trace as probe-trace.txt.gz and the per-CPU overrun counts as
 probe-overrun.txt.
 

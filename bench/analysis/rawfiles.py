@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Parsers for the files a run holds (boots.tsv, meta.json) and the files
-the guest writes per boot and per job (bench/guest-run, guest/init).
+the guest writes per boot and per job (bench/guest-run, guest/init and
+its monitors, guest/monitors/).
 
 Every parser returns None (or an empty mapping) for a file that is missing
 or unreadable, so the caller decides what "absent" means; none of them

@@ -9,6 +9,10 @@
                silently
 
 A metric the kernel does not expose gets no row at all, never a 0.
+
+Besides fio's own figures, a job's metrics come from the readers of the
+guest's monitors (monitors/, one per guest/monitors/NN-NAME.sh): this
+module runs them all and knows none of their files.
 """
 import os
 from dataclasses import dataclass, field
@@ -16,22 +20,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from . import insnprof as X
 from . import integrity as I
 from . import labconf as L
 from . import metrics as M
-from . import probes as P
+from . import monitors as MON
 from . import rawfiles as R
+from .monitors import GIB, USER_HZ
 
 TIDY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot",
                 "metric", "value", "unit"]
 KEY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot"]
 EXCLUDED_COLUMNS = ["kind", "boot", "variant", "disk", "pressure", "rep",
                     "job", "reason", "dir"]
-GIB = 1 << 30
-SECTOR = 512
-USER_HZ = 100           # /proc/stat ticks, fixed at 100 on x86
-PAGE_KB = 4
 
 
 class RunError(Exception):
@@ -110,51 +110,22 @@ def _job_name(jobdir_name, what, lab):
     return "unknown", jobdir_name
 
 
-def _delta(before, after, keys):
-    """Sum of after-before over the keys both snapshots have; None if none."""
-    common = [k for k in keys if k in before and k in after]
-    if not common:
-        return None
-    return sum(after[k] - before[k] for k in common)
+def job_metrics(jdir, boot=None, rel=None):
+    """Metrics of one measured job folder: fio's, then every monitor
+    reader's (monitors/), in the readers' order.
 
-
-# Where an I/O's time goes: the /proc/stat states, per I/O (budget.py).
-TIME_BUDGET = (("user", ("user", "nice")), ("sys", ("system",)),
-               ("irq", ("irq", "softirq")), ("idle", ("idle", "iowait")))
-
-
-def _time_budget_rows(st0, st1, dirs):
-    """µs per I/O of the job's wall time and of each CPU state of the
-    tick-sampled /proc/stat (all CPUs: under one vCPU they add up to the
-    wall time plus the job's time outside fio's run); none without the
-    /proc/stat snapshots."""
-    ios = sum(rec["ios"] for rec in dirs.values())
-    iops = sum(rec["iops"] for rec in dirs.values())
-    if not ios or not iops or not (st0 and st1):
-        return []
-    rows = [("time_wall_us_per_io", 1e6 / iops)]
-    for name, fields in TIME_BUDGET:
-        ticks = _delta(st0, st1, fields)
-        if ticks is not None:
-            rows.append((f"time_{name}_us_per_io", ticks * 1e6 / USER_HZ / ios))
-    return rows
-
-
-def job_metrics(jdir, ns_per_insn=None, profiles=None):
-    """Metrics of one measured job folder.
-
-    ns_per_insn: the boot's time per instruction on an exact clock (the
-    insnprof counts are read then); profiles: insnprof.job_profile's cache.
-    Returns (rows, info, curves): rows is [(metric, value)], info has the
-    bounce tracepoint state, curves is [(direction, percentile, clat_us)].
+    Returns (rows, info, curves): rows is [(metric, value)], info the
+    job's columns of the job table (its class, the readers' states) and
+    its "warnings", curves is [(direction, percentile, clat_us)].
+    boot is the monitors.Boot it ran in (default: the boot folder the job
+    folder is in, read without the run's lab.conf, so without what only
+    an exact clock measures); rel names the job in warnings.
     """
+    job = MON.Job(jdir, boot, rel)
     rows, curves = [], []
-    fio = R.read_fio(os.path.join(jdir, "fio.json"))
-    dirs = R.fio_directions(fio)
+    fio = job.fio
     cls = R.read_text(os.path.join(jdir, "class")) or "performance"
-    moved = 0
-    for d, rec in dirs.items():
-        moved += rec["io_bytes"]
+    for d, rec in job.directions.items():
         rows.append((f"{d}_iops", rec["iops"]))
         rows.append((f"{d}_bw", rec["bw_bytes"]))
         for kind in ("slat", "clat", "lat"):
@@ -172,64 +143,10 @@ def job_metrics(jdir, ns_per_insn=None, profiles=None):
         if key in cpu:
             rows.append((metric, cpu[key]))
 
-    # What the block layer moved on the job's device (diskstats): the
-    # denominator of every per-GiB figure. fio's io_bytes would count
-    # page-cache reads that never reach the disk.
-    info = {"bounce_trace": "missing", "bounces": np.nan,
-            "hist_dropped": np.nan, "job_class": cls,
-            "block_bytes": np.nan, "sectors_read": np.nan,
-            "sectors_written": np.nan}
-    dev = (R.read_text(os.path.join(jdir, "device")) or "").rsplit("/", 1)[-1]
-    ds0 = R.read_diskstats(os.path.join(jdir, "before", "diskstats"))
-    ds1 = R.read_diskstats(os.path.join(jdir, "after", "diskstats"))
-    gib = None
-    if dev in ds0 and dev in ds1:
-        rd, wr = (b - a for a, b in zip(ds0[dev], ds1[dev]))
-        info.update(sectors_read=rd, sectors_written=wr,
-                    block_bytes=(rd + wr) * SECTOR)
-        gib = (rd + wr) * SECTOR / GIB if rd + wr > 0 else None
-    elif moved > 0:
-        gib = moved / GIB       # runs from before the diskstats snapshot
+    job.info["job_class"] = cls
+    rows += MON.read_job(job)
+    info = job.info
 
-    # Guest CPU in the kernel (system, irq, softirq) per GiB moved.
-    st0 = R.read_proc_stat(os.path.join(jdir, "before", "stat"))
-    st1 = R.read_proc_stat(os.path.join(jdir, "after", "stat"))
-    # On an exact clock the kernel's instructions in the job's window,
-    # counted; elsewhere the ticks of /proc/stat, sampled (at this scale
-    # 40-100 % off the count: README, "Counted").
-    prof = X.job_profile(jdir, profiles) if ns_per_insn else None
-    ticks = _delta(st0, st1, ["system", "irq", "softirq"])
-    if prof and gib:
-        rows.append(("cpu_s_per_gib", prof[0]["kernel"] * ns_per_insn / 1e9 / gib))
-    elif ticks is not None and gib:
-        rows.append(("cpu_s_per_gib", ticks / USER_HZ / gib))
-    rows += _time_budget_rows(st0, st1, dirs)
-
-    # Bounces: "absent" means the kernel has no block_bio_bounce tracepoint
-    # (the bounce code is gone): no row, but the job says why.
-    bounces = R.read_bounces(os.path.join(jdir, "bounces"))
-    hist = R.read_bounce_hist(os.path.join(jdir, "bounce-hist.txt"))
-    if prof:
-        rows += X.job_rows(*prof, sum(rec["ios"] for rec in dirs.values()), ns_per_insn)
-    if (R.read_text(os.path.join(jdir, "bounces")) or "").strip() == "insnprof":
-        # an unprobed twin on an exact clock: the plugin counted them
-        bounces = X.bounces(prof[0]) if prof else None
-        if prof and bounces is None:
-            bounces = "absent"
-    if bounces == "absent":
-        info["bounce_trace"] = "absent"
-    elif isinstance(bounces, int):
-        info["bounce_trace"] = "counted"
-        info["bounces"] = bounces
-        rows.append(("bounces", bounces))
-        if hist is not None:
-            info["hist_dropped"] = hist["dropped"]
-            if gib:
-                rows.append(("bounced_bytes_per_gib",
-                             hist["sectors"] * SECTOR / gib))
-
-    rows += _probe_rows(jdir, gib, info)
-    rows += _occupancy_rows(jdir, info)
     if cls == "integrity":
         res = I.job_result(fio, R.read_text(os.path.join(jdir, "fio.stderr")))
         if res:
@@ -238,28 +155,6 @@ def job_metrics(jdir, ns_per_insn=None, profiles=None):
                      ("integrity_bad_blocks", res["bad"])]
             info["first_bad"] = res["first_bad"]
 
-    mon = R.read_labmon(os.path.join(jdir, "labmon.csv"))
-    if mon is not None and len(mon):
-        for col, metric, fn, scale in (
-                ("Bounce", "bounce_peak_kb", "max", 1),
-                ("Bounce", "bounce_gauge_pages_peak", "max", 1 / PAGE_KB),
-                ("Bounce", "bounce_gauge_pages_mean", "mean", 1 / PAGE_KB),
-                ("LowFree", "lowfree_min_kb", "min", 1),
-                ("HighFree", "highfree_min_kb", "min", 1)):
-            if col in mon and mon[col].notna().any():
-                rows.append((metric, scale * float(getattr(mon[col].dropna(), fn)())))
-
-    vm0 = R.read_keyvalues(os.path.join(jdir, "before", "vmstat"))
-    vm1 = R.read_keyvalues(os.path.join(jdir, "after", "vmstat"))
-    stalls = _delta(vm0, vm1, sorted(k for k in vm1 if k.startswith("allocstall_")))
-    if stalls is not None:
-        rows.append(("allocstall", stalls))
-    scan = _delta(vm0, vm1, ["pgscan_kswapd", "pgscan_direct"])
-    if scan is not None:
-        rows.append(("pgscan", scan))
-    steal = _delta(vm0, vm1, ["pgsteal_kswapd", "pgsteal_direct"])
-    if steal is not None:
-        rows.append(("pgsteal", steal))
     # the hog holds, it must not work: its CPU beside the job's result
     hog = (R.read_text(os.path.join(jdir, "hog-ticks")) or "").split()
     if len(hog) == 2 and all(x.isdigit() for x in hog):
@@ -267,71 +162,12 @@ def job_metrics(jdir, ns_per_insn=None, profiles=None):
     kills = R.read_text(os.path.join(jdir, "oom-kills"))
     if kills is not None:
         rows.append(("oom_kills", len(kills.splitlines())))
-    psi0 = R.read_psi(os.path.join(jdir, "before", "pressure-memory"))
-    psi1 = R.read_psi(os.path.join(jdir, "after", "pressure-memory"))
-    for line in ("some", "full"):
-        d = _delta(psi0, psi1, [f"{line}_total"])
-        if d is not None:
-            rows.append((f"psi_{line}_us", d))
 
     info["start_s"] = R.read_uptime(os.path.join(jdir, "start-uptime"))
     info["end_s"] = R.read_uptime(os.path.join(jdir, "end-uptime"))
-    rows += _pressure_rates(rows, info, gib * GIB if gib else 0)
+    rows += _pressure_rates(rows, info, job.gib * GIB if job.gib else 0)
+    info["warnings"] = job.warnings
     return rows, info, curves
-
-
-def _probe_rows(jdir, gib, info):
-    """Per-bounce times of a probed job (see probes.py); [] when the job
-    was not probed. A probed kernel whose bounce functions never ran has
-    0 µs per GiB, but no percentiles; one without them (post) has no
-    rows: its probes file does not name them."""
-    probes = R.read_text(os.path.join(jdir, "probes"))
-    if probes is None:
-        return []
-    text = P.read_trace_text(os.path.join(jdir, "probe-trace.txt.gz"))
-    if text is None:
-        info["probe_state"] = "trace missing"
-        return []
-    t = P.summary(P.parse(text))
-    info["probe_submit_calls"] = len(t["submit"])
-    info["probe_completion_calls"] = len(t["completion"])
-    info["probe_overrun"] = P.read_overrun(
-        os.path.join(jdir, "probe-overrun.txt"), R.read_text)
-    info["probe_state"] = "probed"
-    rows = []
-    for key, name in (("submit", "submit"), ("completion", "endio")):
-        x = t[key]
-        if len(x):
-            rows += [(f"bounce_{name}_us_p50", float(np.percentile(x, 50))),
-                     (f"bounce_{name}_us_p99", float(np.percentile(x, 99)))]
-    if P.SUBMIT in probes.split() and gib:
-        rows.append(("bounce_us_per_gib",
-                     (t["submit"].sum() + t["completion"].sum()) / gib))
-    return rows
-
-
-def _occupancy_rows(jdir, info):
-    """The bounce pages of the job's window, counted exactly by the kernel
-    (lab-bounce patch): none where the job was not counted ("off": the
-    unprobed twin of a probed job, whose twin is), the kernel has no
-    bounce code ("absent") or no counter ("missing"): not a count of 0."""
-    occ = R.read_occupancy(os.path.join(jdir, "bounce-occupancy"))
-    if occ is None or isinstance(occ, str):
-        info["occupancy"] = occ or "missing"
-        return []
-    info["occupancy"] = "counted"
-    rows = [("bounce_pages_peak", occ["peak"]),
-            ("bounce_lowmem_peak_kib", occ["peak"] * PAGE_KB),
-            ("bounce_pages_taken", occ["allocated"]),
-            ("bounce_alloc_max_us", occ["alloc_max_ns"] / 1000.0),
-            ("bounce_reserve_used_pages", occ["pool_size"] - occ["pool_min"]),
-            ("bounce_pool_kib", occ["pool_size"] * PAGE_KB)]
-    if occ["span_ns"] > 0:
-        rows.append(("bounce_pages_mean", occ["page_ns"] / occ["span_ns"]))
-    if occ["allocated"] > 0:
-        rows.append(("bounce_alloc_us_per_page",
-                     occ["alloc_ns"] / 1000.0 / occ["allocated"]))
-    return rows
 
 
 def _pressure_rates(rows, info, moved):
@@ -370,19 +206,6 @@ def _job_state(jdir):
     if R.read_fio(os.path.join(jdir, "fio.json")) is None:
         return "failed", "fio.json missing or not JSON"
     return "ok", ""
-
-
-def _copyref(path):
-    """The boot's plain memcpy times (guest/copyref.txt), in µs."""
-    kv = {}
-    for line in (R.read_text(path) or "").splitlines():
-        k, _, v = line.partition("=")
-        try:
-            kv[k.strip()] = float(v)
-        except ValueError:
-            pass
-    return {"memcpy_4k_us": kv.get("copy_4k_ns_median", np.nan) / 1000.0,
-            "memcpy_64k_us": kv.get("copy_64k_ns_median", np.nan) / 1000.0}
 
 
 # Metrics whose within-boot ratio means something: what the bounce costs
@@ -454,10 +277,8 @@ def load_run(path):
         gdir = os.path.join(bdir, "guest")
         cmdline = R.read_text(os.path.join(gdir, "cmdline.txt"))
         clock = R.read_clocksource(os.path.join(gdir, "dmesg.txt"))
-        copy = _copyref(os.path.join(gdir, "copyref.txt"))
-        icount = L.clock(lab, (R.read_text(os.path.join(bdir, "clock")) or "").strip()).get("icount")
-        ns_per_insn = 2 ** int(icount) if str(icount or "").isdigit() else None
-        profiles = {}
+        boot = MON.Boot(bdir, lab)
+        per_boot = MON.read_boot(boot)
         for name in R.listdir(os.path.join(gdir, "jobs")):
             jdir = os.path.join(gdir, "jobs", name)
             if not os.path.isdir(jdir):
@@ -468,19 +289,17 @@ def load_run(path):
             rel = os.path.relpath(jdir, path)
             jrow = dict(device=device, disk=disk, job=job, state=state,
                         reason=reason, dir=rel, clocksource=clock,
-                        bounce_trace="", bounces=np.nan, hist_dropped=np.nan,
-                        start_s=np.nan, end_s=np.nan, **copy, **key, **kinfo)
+                        **MON.job_columns(), start_s=np.nan, end_s=np.nan,
+                        **per_boot, **key, **kinfo)
             if state != "ok":
                 excluded.append(dict(kind=f"{state} job", disk=disk, job=job,
                                      reason=reason, dir=rel, **key))
                 jobs.append(jrow)
                 continue
-            rows, info, curve = job_metrics(jdir, ns_per_insn, profiles)
+            rows, info, curve = job_metrics(jdir, boot, rel)
+            warnings += info.pop("warnings")
             jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
             jobs.append(jrow)
-            if info["hist_dropped"] and info["hist_dropped"] > 0:
-                warnings.append(f"{rel}: the bounce hist dropped "
-                                f"{info['hist_dropped']} events; counts are low")
             base = dict(disk=disk, job=job, **key)
             tidy += [dict(metric=m, value=float(v), unit=M.unit(m), **base)
                      for m, v in rows]

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Reader of the monitor "bounce-hist" (guest/monitors/20-bounce-hist.sh):
+the bounced bios of each job, from a hist trigger on block:block_bio_bounce.
+
+  bounces                 bounced bios (the job's "bounces" file)
+  bounced_bytes_per_gib   the hist's sectors per GiB the block layer moved
+
+The job table's bounce_trace says why a job has no row: "absent" (the
+kernel has no block_bio_bounce event: its bounce code is gone) or
+"missing" (no count), never a 0. An unprobed twin on an exact clock says
+"insnprof" in place of a count: the insn-profile monitor's plugin counted
+its bounced bios (the calls of the bounce completions), read here.
+"""
+import numpy as np
+
+from .. import insnprof as X
+from .. import rawfiles as R
+from . import SECTOR, insn_profile
+
+GUEST = "20-bounce-hist.sh"
+METRICS = ("bounces", "bounced_bytes_per_gib")
+JOB_COLUMNS = {"bounce_trace": "", "bounces": np.nan, "hist_dropped": np.nan}
+
+
+def read(job):
+    out = {}
+    job.info.update(bounce_trace="missing", bounces=np.nan, hist_dropped=np.nan)
+    bounces = R.read_bounces(job.path("bounces"))
+    hist = R.read_bounce_hist(job.path("bounce-hist.txt"))
+    if job.text("bounces") == "insnprof":
+        prof = insn_profile.profile(job)
+        bounces = X.bounces(prof[0]) if prof else None
+        if prof and bounces is None:
+            bounces = "absent"
+    if bounces == "absent":
+        job.info["bounce_trace"] = "absent"
+    elif isinstance(bounces, int):
+        job.info["bounce_trace"] = "counted"
+        job.info["bounces"] = bounces
+        out["bounces"] = bounces
+        if hist is not None:
+            job.info["hist_dropped"] = hist["dropped"]
+            if job.gib:
+                out["bounced_bytes_per_gib"] = hist["sectors"] * SECTOR / job.gib
+            if hist["dropped"] > 0:
+                job.warn(f"the bounce hist dropped {hist['dropped']} events; "
+                         "counts are low")
+    return out

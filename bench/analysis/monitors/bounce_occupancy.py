@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Reader of the monitor "bounce-occupancy"
+(guest/monitors/50-bounce-occupancy.sh): the bounce pages of each job's
+window, counted exactly by the kernel (lab-bounce patch).
+
+None where the job was not counted ("off": the unprobed twin of a probed
+job, whose twin is), the kernel has no bounce code ("absent") or no
+counter ("missing"): not a count of 0. The job table's occupancy says
+which ("counted" where there are rows).
+"""
+from .. import rawfiles as R
+from . import PAGE_KB
+
+GUEST = "50-bounce-occupancy.sh"
+METRICS = ("bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_taken",
+           "bounce_alloc_max_us", "bounce_reserve_used_pages", "bounce_pool_kib",
+           "bounce_pages_mean", "bounce_alloc_us_per_page")
+
+
+def read(job):
+    occ = R.read_occupancy(job.path("bounce-occupancy"))
+    if occ is None or isinstance(occ, str):
+        job.info["occupancy"] = occ or "missing"
+        return {}
+    job.info["occupancy"] = "counted"
+    out = {"bounce_pages_peak": occ["peak"],
+           "bounce_lowmem_peak_kib": occ["peak"] * PAGE_KB,
+           "bounce_pages_taken": occ["allocated"],
+           "bounce_alloc_max_us": occ["alloc_max_ns"] / 1000.0,
+           "bounce_reserve_used_pages": occ["pool_size"] - occ["pool_min"],
+           "bounce_pool_kib": occ["pool_size"] * PAGE_KB}
+    if occ["span_ns"] > 0:
+        out["bounce_pages_mean"] = occ["page_ns"] / occ["span_ns"]
+    if occ["allocated"] > 0:
+        out["bounce_alloc_us_per_page"] = occ["alloc_ns"] / 1000.0 / occ["allocated"]
+    return out

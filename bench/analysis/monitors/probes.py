@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Reader of the monitor "probes" (guest/monitors/40-probes.sh): the time
+of each bounce in a probed job, from its function_graph trace (the trace
+itself is parsed by analysis/probes.py).
+
+  bounce_submit_us_p50, _p99   __blk_queue_bounce per bounced bio
+  bounce_endio_us_p50, _p99    the completion handlers' own time
+  bounce_us_per_gib            both, summed, per GiB moved
+
+A job that was not probed has no rows and no probe_state. A probed kernel
+whose bounce functions never ran has 0 µs per GiB but no percentiles; one
+without them (post) has no rows: its probes file does not name them.
+"""
+import numpy as np
+
+from .. import probes as P
+from .. import rawfiles as R
+
+GUEST = "40-probes.sh"
+METRICS = ("bounce_submit_us_p50", "bounce_submit_us_p99",
+           "bounce_endio_us_p50", "bounce_endio_us_p99", "bounce_us_per_gib")
+
+
+def read(job):
+    probes = job.text("probes")
+    if probes is None:
+        return {}
+    text = P.read_trace_text(job.path("probe-trace.txt.gz"))
+    if text is None:
+        job.info["probe_state"] = "trace missing"
+        return {}
+    t = P.summary(P.parse(text))
+    job.info["probe_submit_calls"] = len(t["submit"])
+    job.info["probe_completion_calls"] = len(t["completion"])
+    job.info["probe_overrun"] = P.read_overrun(job.path("probe-overrun.txt"), R.read_text)
+    job.info["probe_state"] = "probed"
+    out = {}
+    for key, name in (("submit", "submit"), ("completion", "endio")):
+        x = t[key]
+        if len(x):
+            out[f"bounce_{name}_us_p50"] = float(np.percentile(x, 50))
+            out[f"bounce_{name}_us_p99"] = float(np.percentile(x, 99))
+    if P.SUBMIT in probes.split() and job.gib:
+        out["bounce_us_per_gib"] = (t["submit"].sum() + t["completion"].sum()) / job.gib
+    return out

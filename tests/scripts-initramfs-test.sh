@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Building the guest's initramfs: guest/gen-initramfs without a kernel tree,
-# and guest/build's initramfs when two builds run at once.
+# and guest/build's initramfs when two builds run at once, with the guest's
+# monitors in it.
 # Sandboxes and stubs: tests/scripts-lib.sh.
 set -uo pipefail
 
@@ -97,7 +98,8 @@ guest_build_sandbox()
 }
 
 # Two guest builds at once both succeed and leave a whole image; a third
-# finds it up to date; a changed helper makes a new one.
+# finds it up to date; the monitors go in, in order; a changed monitor or
+# helper makes a new one.
 test_initramfs_concurrent()
 {
 	local sb img=$WORK/ib-cache/guest/initramfs.cpio.gz rca=0 rcb=0 pa pb rc=0 before
@@ -123,18 +125,37 @@ test_initramfs_concurrent()
 		t_fail "guest/build: inputs unchanged, the initramfs is not packed again" "exit $rc" \
 			"$(tail -n 3 "$WORK/ib-c.out")"
 
+	# the monitors go in as /monitors/, in name order (the order /init
+	# sources them), and a changed one makes a new image
+	local want got
+	want=$(cd "$sb/guest/monitors" && LC_ALL=C ls -1 -- *.sh | sed 's|^|monitors/|')
+	got=$(gzip -dc "$img" | cpio -it --quiet 2>/dev/null | grep '^monitors/')
 	rc=0
+	echo "# changed" >>"$sb/guest/monitors/10-proc.sh"
+	before=$(stat -c '%i %Y' "$img" 2>/dev/null)
+	sleep 1
+	BOUNCELAB_CACHE=$WORK/ib-cache "$sb/guest/build" >"$WORK/ib-m.out" 2>&1 || rc=$?
+	[ -n "$want" ] && [ "$got" = "$want" ] && [ $rc = 0 ] &&
+	   [ "$(stat -c '%i %Y' "$img")" != "$before" ] &&
+	   gzip -dc "$img" | grep -a '^# changed' >/dev/null &&
+		t_ok "guest/build: the monitors packed in name order; a changed one makes a new initramfs" ||
+		t_fail "guest/build: the monitors packed in name order; a changed one makes a new initramfs" \
+			"exit $rc" "want: $want" "got: $got" "$(tail -n 3 "$WORK/ib-m.out")"
+
+	rc=0
+	before=$(stat -c '%i %Y' "$img" 2>/dev/null)
+	sleep 1
 	echo "new labmon" >"$WORK/ib-cache/guest/bin/labmon"
 	BOUNCELAB_CACHE=$WORK/ib-cache "$sb/guest/build" >"$WORK/ib-d.out" 2>&1 || rc=$?
 	[ $rc = 0 ] && [ "$(stat -c '%i %Y' "$img")" != "$before" ] &&
-	   gzip -dc "$img" | grep -aq 'new labmon' &&
+	   gzip -dc "$img" | grep -a 'new labmon' >/dev/null &&
 		t_ok "guest/build: a changed helper makes a new initramfs" ||
 		t_fail "guest/build: a changed helper makes a new initramfs" "exit $rc" \
 			"$(tail -n 3 "$WORK/ib-d.out")"
 	rm -f "$WORK"/ib-barrier.*
 }
 
-t_plan 6
+t_plan 7
 test_gen_initramfs
 test_initramfs_concurrent
 t_summary

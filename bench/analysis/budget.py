@@ -27,7 +27,8 @@ PARTS = ("time_user_us_per_io", "time_sys_us_per_io", "time_irq_us_per_io",
 WALL = "time_wall_us_per_io"
 
 
-def _median(t, variant, disk, job, metric):
+def cell_median(t, variant, disk, job, metric):
+    """The median of one cell of a tidy table, NaN when it has no value."""
     v = t[(t["variant"] == variant) & (t["disk"] == disk) & (t["job"] == job) &
           (t["metric"] == metric)]["value"]
     return float(np.median(v)) if len(v) else np.nan
@@ -53,10 +54,10 @@ def rows(run):
             continue
         for job in sorted(set(t[(t["disk"] == disk) & (t["metric"] == WALL)]["job"]) & perf):
             for v in variants:
-                wall = _median(t, v, disk, job, WALL)
+                wall = cell_median(t, v, disk, job, WALL)
                 if not np.isfinite(wall):
                     continue
-                parts = [_median(t, v, disk, job, m) for m in PARTS]
+                parts = [cell_median(t, v, disk, job, m) for m in PARTS]
                 out.append((disk, job, v, wall, *parts,
                             np.sum(parts) - wall if all(np.isfinite(parts)) else np.nan))
     return out

@@ -26,6 +26,7 @@ gives:
 import numpy as np
 
 from . import determinism as D
+from .budget import cell_median
 from . import insnprof as X
 from . import roles as ROLES
 from . import stats as S
@@ -38,12 +39,6 @@ BOUNCE_PARTS = tuple(X.metric_key(p) for p in
 SIDE = ("insn_window_us_per_io", "insn_user_us_per_io",
         "insn_kernel_us_per_io", "insn_idle_us_per_io", "insn_bounces_per_io")
 TICK_CPU = ("time_sys_us_per_io", "time_irq_us_per_io")
-
-
-def _median(t, variant, disk, job, metric):
-    v = t[(t["variant"] == variant) & (t["disk"] == disk) & (t["job"] == job) &
-          (t["metric"] == metric)]["value"]
-    return float(np.median(v)) if len(v) else np.nan
 
 
 def _fmt(x, nd=1):
@@ -72,7 +67,7 @@ def pairs(run):
         jobs = set(t[(t["disk"] == disk) & (t["metric"] == "insn_kernel_us_per_io")]["job"])
         for job in sorted(jobs & perf):
             for v in bounce:
-                vals = {m: (_median(t, v, disk, job, m), _median(t, base[0], disk, job, m))
+                vals = {m: (cell_median(t, v, disk, job, m), cell_median(t, base[0], disk, job, m))
                         for m in metrics}
                 if np.isfinite(vals[WALL][0]) and np.isfinite(vals[WALL][1]):
                     out.append((disk, job, v, base[0], vals))
@@ -132,7 +127,7 @@ def per_job(run):
         for job in sorted(set(t[(t["disk"] == disk) &
                                 (t["metric"] == "insn_kernel_us_per_io")]["job"])):
             for v in variants:
-                vals = {m: _median(t, v, disk, job, m) for m in (WALL,) + SIDE}
+                vals = {m: cell_median(t, v, disk, job, m) for m in (WALL,) + SIDE}
                 if np.isfinite(vals["insn_kernel_us_per_io"]):
                     out.append((disk, job, v, vals))
     return out
@@ -186,13 +181,13 @@ def _probe_note(run, disk, job, v):
     what its own hooks cost there (counted), or "" without a twin."""
     t = run.tidy
     twin = job + "+probe"
-    sub = _median(t, v, disk, twin, "bounce_submit_us_p50")
-    end = _median(t, v, disk, twin, "bounce_endio_us_p50")
+    sub = cell_median(t, v, disk, twin, "bounce_submit_us_p50")
+    end = cell_median(t, v, disk, twin, "bounce_endio_us_p50")
     if not (np.isfinite(sub) and np.isfinite(end)) or job.endswith("+probe"):
         return ""
-    own = _median(t, v, disk, twin, X.metric_key("instruments"))
-    clean = _median(t, v, disk, job, X.metric_key("instruments"))
-    per = _median(t, v, disk, twin, "insn_bounces_per_io")
+    own = cell_median(t, v, disk, twin, X.metric_key("instruments"))
+    clean = cell_median(t, v, disk, job, X.metric_key("instruments"))
+    per = cell_median(t, v, disk, twin, "insn_bounces_per_io")
     cost = ""
     if np.isfinite(own) and np.isfinite(clean) and per and np.isfinite(per):
         hooks = (own - clean) / per

@@ -72,7 +72,7 @@ def counted_run(root):
             H.write_text(os.path.join(jdir, "fio.json"), json.dumps(fio) + "\n")
             H.write_text(os.path.join(jdir, "insn-window"),
                          f"open {n} 1000\nclose {n} {1000 + int(ios * per_io * NS * 1.001)}\n")
-            if n == 2 and v == "pre-fixed":
+            if n == 2:
                 H.write_text(os.path.join(jdir, "bounces"), "insnprof\n")
                 os.remove(os.path.join(jdir, "bounce-hist.txt"))
             windows[n] = (ios, syms)
@@ -149,6 +149,15 @@ class Budget(unittest.TestCase):
         twin = j[(j["variant"] == "pre-fixed") & (j["dir"].str.contains("/02-"))]
         self.assertTrue((twin["bounce_trace"] == "counted").all())
         self.assertTrue((twin["bounces"] == 1000).all())
+
+    def test_plugin_counts_zero_where_the_code_ran_no_bounce(self):
+        # "insnprof" comes only from a kernel with the event: no
+        # completion in the window is 0 bounces, not "absent"
+        j = self.counted.jobs
+        twin = j[(j["variant"] == "pre") & (j["dir"].str.contains("/02-"))]
+        self.assertEqual(len(twin), 2)
+        self.assertTrue((twin["bounce_trace"] == "counted").all())
+        self.assertTrue((twin["bounces"] == 0).all())
 
     def test_parts_sum_to_the_added_time(self):
         rows = insnbudget.pairs(self.counted)

@@ -28,10 +28,11 @@ def read(job):
     bounces = R.read_bounces(job.path("bounces"))
     hist = R.read_bounce_hist(job.path("bounce-hist.txt"))
     if job.text("bounces") == "insnprof":
+        # the guest says "insnprof" only where the event exists: a kernel
+        # with bounce code whose window ran no completion bounced nothing
         prof = insn_profile.profile(job)
-        bounces = X.bounces(prof[0]) if prof else None
-        if prof and bounces is None:
-            bounces = "absent"
+        if prof:
+            bounces = X.bounces(prof[0]) or 0
     if bounces == "absent":
         job.info["bounce_trace"] = "absent"
     elif isinstance(bounces, int):

@@ -27,8 +27,13 @@ import re
 # (part, pattern of kernel symbols): the first that matches takes the
 # symbol. "copy" is not here: it is every symbol's rep movs iterations.
 PARTS = (
-    ("instruments", r"ftrace|fgraph|graph_|trace|tracing|hist_|_hist|^event_|"
-                    r"ring_buffer|^rb_|lab_occ|hash_contains_ip"),
+    # ^rb_ is the ring buffer's, less lib/rbtree's (the scheduler's and
+    # the timers' trees); (?<!p)trace leaves ptrace out
+    ("instruments", r"ftrace|fgraph|graph_|(?<!p)trace|tracing|hist_|_hist|"
+                    r"^event_|ring_buffer|lab_occ|hash_contains_ip|"
+                    r"^rb_(?!(erase|insert_color|first|last|next|prev|"
+                    r"replace_node|replace_node_rcu|first_postorder|"
+                    r"next_postorder)$)"),
     ("bounce page", r"^mempool_|alloc_pages|get_page_from_freelist|rmqueue|"
                     r"free_unref_page|free_pcppages|^__free_pages|^free_pages|"
                     r"zone_page_state|next_zones_zonelist|prep_new_page|"

@@ -120,6 +120,12 @@ class Reader(unittest.TestCase):
         self.assertEqual(X.part_of("kunmap_local_indexed"), "kmap")
         self.assertEqual(X.part_of("bounce_end_io_read"), "completion")
         self.assertEqual(X.part_of("schedule"), X.OTHER)
+        # the ring buffer is an instrument, lib/rbtree and ptrace are not
+        self.assertEqual(X.part_of("rb_reserve_next_event"), "instruments")
+        self.assertEqual(X.part_of("rb_commit.part.0"), "instruments")
+        self.assertEqual(X.part_of("rb_erase"), X.OTHER)
+        self.assertEqual(X.part_of("rb_insert_color"), X.OTHER)
+        self.assertEqual(X.part_of("ptrace_may_access"), X.OTHER)
 
     def test_rows_split_the_window_exactly(self):
         counts = X.read_profile(self.write("p.txt", profile_text({1: (10, kernel_syms("pre-fixed"))})))[1]

@@ -305,6 +305,18 @@ bounces_agree()
 		{ echo "plugin $v hist"; return 1; }
 }
 
+# few_instruments JOBDIR US: the lab's instruments (insnprof's part
+# "instruments": tracing, the hist) cost at most US us per I/O in the
+# job's window; a sampled hist costs 1.3 (guest/monitors/30-labmon.sh).
+few_instruments()
+{
+	local v
+	v=$(insn_py "$1" 'dict(X.job_rows(w, ns, f["read"]["total_ios"] + f["write"]["total_ios"], 8))["insn_part_instruments_us_per_io"]') ||
+		return 1
+	python3 -c "import sys; sys.exit(not float(sys.argv[1]) <= $2)" "$v" ||
+		{ echo "instruments $v us per I/O, wanted at most $2"; return 1; }
+}
+
 # fio_iops JOBDIR: the job's read + write IOPS.
 fio_iops()
 {

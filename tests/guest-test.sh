@@ -164,6 +164,8 @@ test_insn_counts()
 	rcheck "insn: plugin's bounce completions = hist trigger's bounces ($(bounces insn-on 1))" \
 		bounces_agree "$d"
 	rcheck "insn: the control disk's window too" window_exact "$(jobdir insn-on 2)" 0.1
+	rcheck "insn: no instrument in the control disk's window (kernels with and without the event compare alike)" \
+		few_instruments "$(jobdir insn-on 2)" 0.2
 	rcheck "insn: the plugin adds no guest time (IOPS within 0.2% without it)" \
 		same_iops "$d" "$(jobdir insn-off 1)" 0.2
 	reference_check "$d" "$BL_ROOT/bench/reference/insn.tsv"
@@ -200,8 +202,8 @@ test_bounds()
 }
 
 mkdir -p "$RUNS"
-# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; five counts; three bounds
-t_plan 77
+# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; six counts; three bounds
+t_plan 78
 test_truth_table
 test_insn_counts
 test_bounds

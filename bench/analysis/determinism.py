@@ -60,12 +60,13 @@ def metric_bound(metric, bound):
     return max(bound, FIO_BUCKET_PCT) if _PERCENTILE.search(metric) else bound
 
 
-def exact_disks(run):
+def exact_disks(run, disks=None):
     """The disks (and within-boot ratio disks) the run booted under a clock
-    with an -icount shift."""
+    with an -icount shift: of disks, or of all the run's."""
     lab = L.load(run.path)
-    disks = set(run.tidy["disk"]) if not run.tidy.empty else set()
-    return {d for d in disks if L.disk_icount(run.meta, lab, d)}
+    if disks is None:
+        disks = set(run.tidy["disk"]) if not run.tidy.empty else set()
+    return {d for d in disks if L.disk_icount(run.meta or {}, lab, d)}
 
 
 def spread_pct(values):

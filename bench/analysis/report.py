@@ -12,6 +12,7 @@ from . import headline as H
 from . import headline_table as HT
 from . import labconf as L
 from . import budget as B
+from . import determinism as D
 from . import insnbudget as XB
 from . import memory as MEM
 from . import metrics as M
@@ -146,16 +147,6 @@ def headline_rows(verdicts, run=None):
     return [r for _, r in v.iterrows()]
 
 
-def _exact_disks(run, disks):
-    """The disks among disks that ran under a clock with an icount: there
-    the same kernel gives the same figure in every boot (lab.conf "clock"),
-    so a control pair's difference is the two kernels', not noise."""
-    if run is None:
-        return set()
-    lab = L.load(run.path)
-    return {d for d in disks if L.clock(lab, L.disk_clock(run.meta or {}, d)).get("icount")}
-
-
 def _max_pct(rows):
     return float(np.max(np.abs(rows["ratio"].astype(float) - 1))) * 100 if len(rows) else 0.0
 
@@ -175,7 +166,9 @@ def controls_line(verdicts, run=None):
     if "relevance" not in c:
         c = S.relevance(c if "metric" in c else c.assign(metric=""))
     rel = c["relevance"]
-    on_exact = c["disk"].isin(_exact_disks(run, set(c["disk"])))
+    # on an exact clock the same kernel gives the same figure in every
+    # boot, so a control pair's difference is the two kernels', not noise
+    on_exact = c["disk"].isin(D.exact_disks(run, set(c["disk"])) if run is not None else set())
     real = ""
     exact = c[on_exact]
     if len(exact):

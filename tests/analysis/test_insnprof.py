@@ -165,6 +165,22 @@ class Budget(unittest.TestCase):
         self.assertTrue((twin["bounce_trace"] == "counted").all())
         self.assertTrue((twin["bounces"] == 0).all())
 
+    def test_instruments_that_differ_between_kernels_are_flagged(self):
+        job, w = "lat-randread-4k-qd1", "insn_window_us_per_io"
+
+        def rows(pre, post, name=job):
+            return [("ram", name, v, {insnbudget.INSTRUMENTS: x, w: 200.0})
+                    for v, x in (("pre", pre), ("post", post))]
+        # a sampled hist on the kernel that has the event: 0.65 % apart
+        (gap,) = insnbudget.instrument_gaps(self.counted, rows(1.3, 0.0))
+        self.assertAlmostEqual(gap[3], 0.65)
+        text = "\n".join(insnbudget.instrument_lines(self.counted, rows(1.3, 0.0)))
+        self.assertIn("instruments differ between kernels** on ram " + job, text)
+        text = "\n".join(insnbudget.instrument_lines(self.counted, rows(0.011, 0.0)))
+        self.assertIn("below the 0.2% determinism bound", text)
+        # a probed twin measures its probes by design
+        self.assertEqual(insnbudget.instrument_gaps(self.counted, rows(9, 0, job + "+probe")), [])
+
     def test_parts_sum_to_the_added_time(self):
         rows = insnbudget.pairs(self.counted)
         self.assertTrue(rows)

@@ -44,7 +44,6 @@ SIDE = ("insn_window_us_per_io", "insn_user_us_per_io",
         "insn_kernel_us_per_io", "insn_idle_us_per_io", "insn_bounces_per_io")
 TICK_CPU = ("time_sys_us_per_io", "time_irq_us_per_io")
 INSTRUMENTS = X.metric_key("instruments")
-PROBED = "+probe"
 
 
 def _fmt(x, nd=1):
@@ -167,7 +166,7 @@ def instrument_gaps(run, rows):
     bound, perf = D.bound_pct(run), D.performance_jobs(run)
     groups = {}
     for disk, job, v, vals in rows:
-        if job in perf and PROBED not in job and np.isfinite(vals[INSTRUMENTS]):
+        if job in perf and not job.endswith(D.PROBED) and np.isfinite(vals[INSTRUMENTS]):
             groups.setdefault((disk, job), []).append((v, vals))
     out = []
     for (disk, job), vs in groups.items():
@@ -227,13 +226,13 @@ def _probe_note(run, disk, job, v):
     """What function_graph said of one bounce in the probed twin, against
     what its own hooks cost there (counted), or "" without a twin."""
     t = run.tidy
-    twin = job + "+probe"
+    twin = job + D.PROBED
     sub = cell_median(t, v, disk, twin, "bounce_submit_us_p50")
     end = cell_median(t, v, disk, twin, "bounce_endio_us_p50")
-    if not (np.isfinite(sub) and np.isfinite(end)) or job.endswith("+probe"):
+    if not (np.isfinite(sub) and np.isfinite(end)) or job.endswith(D.PROBED):
         return ""
-    own = cell_median(t, v, disk, twin, X.metric_key("instruments"))
-    clean = cell_median(t, v, disk, job, X.metric_key("instruments"))
+    own = cell_median(t, v, disk, twin, INSTRUMENTS)
+    clean = cell_median(t, v, disk, job, INSTRUMENTS)
     per = cell_median(t, v, disk, twin, "insn_bounces_per_io")
     cost = ""
     if np.isfinite(own) and np.isfinite(clean) and per and np.isfinite(per):
@@ -247,7 +246,7 @@ def _probe_note(run, disk, job, v):
 
 
 def _job_notes(run, disk, job, v, b, vals, total, wall):
-    if job.endswith("+probe"):
+    if job.endswith(D.PROBED):
         return [f"- **{disk} {job}** (the probed twin): {v} adds {_fmt(wall)} µs per "
                 f"I/O over {b}, of which the lab's instruments (function_graph, the "
                 f"bounce count) take {_fmt(_delta(vals, X.metric_key('instruments')))} "

@@ -25,17 +25,17 @@ suite_stub()
 # A suite whose summary says "0 failed" but that exits non-zero failed.
 test_run_all_exit_code()
 {
-	local sb rc=0 out
+	local sb rc=0 out name
 	sb=$(sandbox run-all-rc)
 	suite_stub "$sb" analysis 'echo "3 passed, 0 failed"; exit 1'
 	suite_stub "$sb" build 'echo "2 passed, 0 failed"; exit 0'
 	out=$("$sb/tests/run-all.sh" analysis build 2>&1) || rc=$?
+	name="run-all: a suite exiting non-zero with '0 failed' counts as failed"
 	if [ $rc != 0 ] && grep -q '^failing suites: analysis$' <<<"$out" &&
 	   grep -Eq '^5 passed, 1 failed' <<<"$(tail -n 1 <<<"$out")"; then
-		t_ok "run-all: a suite exiting non-zero with '0 failed' counts as failed"
+		t_ok "$name"
 	else
-		t_fail "run-all: a suite exiting non-zero with '0 failed' counts as failed" \
-			"exit $rc" "$out"
+		t_fail "$name" "exit $rc" "$out"
 	fi
 }
 
@@ -54,29 +54,30 @@ t_summary"
 
 test_harness()
 {
-	local sb out rc
+	local sb out rc name
 	sb=$(sandbox harness)
 
 	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b "no kvm here"; t_ok c')
 	rc=$?
+	name="lib.sh: KTAP: t_plan prints the version and 1..N, t_skip '# SKIP reason', a Totals line"
 	if [ $rc = 0 ] && [ "$(head -n 2 <<<"$out" | tr '\n' ' ')" = "KTAP version 1 1..3 " ] &&
 	   grep -qx 'ok 2 - b # SKIP no kvm here' <<<"$out" &&
 	   grep -qx 'ok 3 - c' <<<"$out" &&
 	   grep -qx '# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:1 error:0' <<<"$out" &&
 	   [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed, 1 skipped" ]; then
-		t_ok "lib.sh: KTAP: t_plan prints the version and 1..N, t_skip '# SKIP reason', a Totals line"
+		t_ok "$name"
 	else
-		t_fail "lib.sh: KTAP: t_plan prints the version and 1..N, t_skip '# SKIP reason', a Totals line" \
-			"exit $rc" "$out"
+		t_fail "$name" "exit $rc" "$out"
 	fi
 
 	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b why')
 	rc=$?
+	name="lib.sh: fewer tests run than planned is a failure"
 	if [ $rc != 0 ] && grep -q 'planned 3 tests but ran 2' <<<"$out" &&
 	   [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed, 1 skipped" ]; then
-		t_ok "lib.sh: fewer tests run than planned is a failure"
+		t_ok "$name"
 	else
-		t_fail "lib.sh: fewer tests run than planned is a failure" "exit $rc" "$out"
+		t_fail "$name" "exit $rc" "$out"
 	fi
 
 	out=$(harness_run "$sb" 't_ok a; t_fail b')
@@ -169,7 +170,7 @@ test_run_all_interrupt()
 # (the network) skips it; either way with the reason and without running it.
 test_run_all_needs()
 {
-	local sb rc=0 out ran="touch \"$WORK/needs-ran-\$(basename \"\$0\")\"; echo '1 passed, 0 failed'"
+	local sb rc=0 out name ran="touch \"$WORK/needs-ran-\$(basename \"\$0\")\"; echo '1 passed, 0 failed'"
 	sb=$(sandbox run-all-needs)
 	suite_stub "$sb" analysis "$ran" needs=network
 	suite_stub "$sb" build "$ran" 'needs=cmd:sh cmd:bl-no-such-tool'
@@ -177,16 +178,16 @@ test_run_all_needs()
 	suite_stub "$sb" boot "$ran" 'needs=guest cmd:sh'
 	out=$(BOUNCELAB_DEBIAN_MIRROR=http://127.0.0.1:9/debian \
 		"$sb/tests/run-all.sh" analysis build patches boot 2>&1) || rc=$?
+	name="run-all: unmet needs fail (kernels, guest, a command) or skip (network) the suite, with the reason"
 	if [ $rc = 1 ] && [ -z "$(ls "$WORK" | grep needs-ran-)" ] &&
 	   grep -qx 'ok 1 - analysis # SKIP needs network: the Debian mirror (http://127.0.0.1:9/debian) cannot be reached' <<<"$out" &&
 	   grep -qx 'not ok 2 - build # needs cmd:bl-no-such-tool: no command bl-no-such-tool (make deps)' <<<"$out" &&
 	   grep -q '^not ok 3 - patches # needs kernels: no bzImage in .* for: pre pre-fixed post (make kernels)$' <<<"$out" &&
 	   grep -q '^not ok 4 - boot # needs guest: no guest initramfs in .* (make guest)$' <<<"$out" &&
 	   [ "$(tail -n 1 <<<"$out")" = "0 passed, 3 failed, 1 skipped" ]; then
-		t_ok "run-all: unmet needs fail (kernels, guest, a command) or skip (network) the suite, with the reason"
+		t_ok "$name"
 	else
-		t_fail "run-all: unmet needs fail (kernels, guest, a command) or skip (network) the suite, with the reason" \
-			"exit $rc" "$out"
+		t_fail "$name" "exit $rc" "$out"
 	fi
 }
 

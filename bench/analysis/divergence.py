@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where two boots of one bundle part: the comparison of two divtrace
+fingerprints (bench/qemu-plugin/divtrace.c; bench/diverge boots and
+calls this).
+
+  python3 -m analysis.divergence TRACE_A TRACE_B
+
+Under -icount with one vCPU a boot is a pure function of its inputs, so
+two boots of one bundle run the same instructions until the host gives
+them something at another instruction: an interrupt (a host-backed
+disk's completion, which QEMU delivers from its thread pool), or a value
+read from a device. The fingerprints agree checkpoint by checkpoint up
+to that point; the first checkpoint that differs brackets it, and the
+first interrupt that differs, at or before it, names its source (the
+entry stub's vector and the handler it ran).
+
+Prints what it found, a few lines; exit 0 identical, 1 they part, 2 a
+trace is unreadable or the two were not taken alike.
+"""
+import sys
+
+# irq_entries_start has one stub per vector from FIRST_EXTERNAL_VECTOR,
+# IDT_ALIGN bytes apart (i386 without IBT)
+FIRST_EXTERNAL_VECTOR = 0x20
+IDT_ALIGN = 8
+
+
+class Trace:
+    """One divtrace file: checkpoints {count: hash} and the function each
+    had last entered {count: symbol}, interrupts [(count, entry,
+    handler)], window marks [(count, open|close, id)], function entries
+    [(count, symbol)] (a second pass, from= to=) and the end (count,
+    hash), None if QEMU did not exit cleanly."""
+
+    def __init__(self, path):
+        self.path = path
+        self.every = None
+        self.cps = {}
+        self.last_fn = {}
+        self.fns = []
+        self.irqs = []
+        self.marks = []
+        self.end = None
+        with open(path) as f:
+            head = f.readline().split()
+            if head[:2] != ["divtrace", "1"]:
+                raise ValueError(f"{path}: not a divtrace file")
+            opts = dict(w.split("=", 1) for w in head[2:])
+            self.every = int(opts["every"])
+            self.vcpus = int(opts.get("vcpus", 1))
+            for line in f:
+                w = line.split()
+                if not w:
+                    continue
+                if w[0] == "cp" and len(w) in (3, 4):
+                    self.cps[int(w[1])] = w[2]
+                    self.last_fn[int(w[1])] = w[3] if len(w) == 4 else "?"
+                elif w[0] == "fn" and len(w) == 3:
+                    self.fns.append((int(w[1]), w[2]))
+                elif w[0] == "irq" and len(w) == 4:
+                    self.irqs.append((int(w[1]), w[2], w[3]))
+                elif w[0] == "mark" and len(w) == 4:
+                    self.marks.append((int(w[1]), w[2], int(w[3])))
+                elif w[0] == "end" and len(w) == 3:
+                    self.end = (int(w[1]), w[2])
+
+    def where(self, count):
+        """Where COUNT lies among the lab's windows (its jobs)."""
+        last = None
+        for c, kind, wid in self.marks:
+            if c > count:
+                if kind == "close" and last == ("open", wid):
+                    return f"in window {wid}"
+                return f"before window {wid}" if last is None else \
+                    f"after window {last[1]}, before window {wid}"
+            last = (kind, wid)
+        return "before the first window" if last is None else \
+            f"after window {last[1]} (the last)"
+
+
+def entry_name(entry):
+    """irq_entries_start+0x28 -> "vector 0x25"; other entries as they are."""
+    sym, _, off = entry.partition("+")
+    if sym == "irq_entries_start" and off:
+        return f"vector {FIRST_EXTERNAL_VECTOR + int(off, 16) // IDT_ALIGN:#x}"
+    return sym
+
+
+def irq_text(irq):
+    if irq is None:
+        return "none"
+    count, entry, handler = irq
+    return f"{entry_name(entry)} ({handler}) at instruction {count:,}"
+
+
+def compare(a, b):
+    """The comparison as a dict: identical (bool), agree_until (the last
+    checkpoint both share), first_diff (the first that differs, None when
+    only the end does), cause_a / cause_b (the first differing interrupt
+    of each, or None), fn_a / fn_b (the first differing function entry of
+    each where both traces list them, or None), where (the windows around
+    the parting)."""
+    if a.every != b.every:
+        raise ValueError(f"checkpoints every {a.every} against every {b.every}")
+    common = sorted(set(a.cps) & set(b.cps))
+    agree, first = 0, None
+    for c in common:
+        if a.cps[c] != b.cps[c]:
+            first = c
+            break
+        agree = c
+    identical = first is None and a.end is not None and a.end == b.end
+    res = {"identical": identical, "agree_until": agree, "first_diff": first,
+           "cause_a": None, "cause_b": None, "fn_a": None, "fn_b": None,
+           "where": None,
+           "ends": (a.end, b.end)}
+    if identical:
+        return res
+    # interrupts before the last common checkpoint are the same in both
+    n = 0
+    while n < min(len(a.irqs), len(b.irqs)) and a.irqs[n] == b.irqs[n]:
+        n += 1
+    ca = a.irqs[n] if n < len(a.irqs) else None
+    cb = b.irqs[n] if n < len(b.irqs) else None
+    bound = first if first is not None else float("inf")
+    if ca and ca[0] > bound and cb and cb[0] > bound:
+        ca = cb = None     # no interrupt parts them first: a value did
+    res["cause_a"], res["cause_b"] = ca, cb
+    res["where"] = a.where(agree)
+    res["fn_a"], res["fn_b"] = _first_fn(a, b, agree)
+    return res
+
+
+def _first_fn(a, b, agree):
+    """The first function entry after AGREE where the two lists differ,
+    each side's (count, symbol) or None; (None, None) when a trace lists
+    none there."""
+    fa = [f for f in a.fns if f[0] >= agree]
+    fb = [f for f in b.fns if f[0] >= agree]
+    if not fa or not fb:
+        return None, None
+    for x, y in zip(fa, fb):
+        if x != y:
+            return x, y
+    n = min(len(fa), len(fb))
+    return (fa[n] if n < len(fa) else None), (fb[n] if n < len(fb) else None)
+
+
+def report(a, b, res):
+    lines = []
+    if res["identical"]:
+        lines.append(f"identical: {a.end[0]:,} instructions, the same "
+                     f"fingerprint at every checkpoint ({len(a.cps)} of them, "
+                     f"every {a.every:,})")
+        return lines
+    agree = res["agree_until"]
+    if res["first_diff"] is None:
+        ea, eb = res["ends"]
+        lines.append(f"the boots agree at every common checkpoint (up to "
+                     f"{agree:,}) but end apart: "
+                     f"{ea[0] if ea else 'no end':,} against "
+                     f"{eb[0] if eb else 'no end':,} instructions"
+                     if ea and eb else
+                     f"the boots agree up to instruction {agree:,}; a boot "
+                     f"has no end line (QEMU did not exit cleanly)")
+    else:
+        lines.append(f"the boots part between instructions {agree:,} and "
+                     f"{res['first_diff']:,} ({res['where']}); last function "
+                     f"entered there: A {a.last_fn.get(res['first_diff'], '?')}, "
+                     f"B {b.last_fn.get(res['first_diff'], '?')}")
+    fa, fb = res["fn_a"], res["fn_b"]
+    if fa or fb:
+        lines.append("first function entry that differs: " + ", ".join(
+            f"{n} {f[1]} at instruction {f[0]:,}" if f else f"{n} none"
+            for n, f in (("A", fa), ("B", fb))))
+    ca, cb = res["cause_a"], res["cause_b"]
+    if ca or cb:
+        lines.append("first interrupt that differs:")
+        lines.append(f"  A: {irq_text(ca)}")
+        lines.append(f"  B: {irq_text(cb)}")
+        if ca and cb and ca[1:] == cb[1:]:
+            lines.append(f"  the same interrupt, {abs(ca[0] - cb[0]):,} "
+                         f"instructions apart: its source runs on host time")
+    else:
+        lines.append("no interrupt differs before they part: a value the "
+                     "guest read (a device register, or memory a device "
+                     "wrote) differs")
+    return lines
+
+
+def main(argv):
+    if len(argv) != 3:
+        print("usage: python3 -m analysis.divergence TRACE_A TRACE_B", file=sys.stderr)
+        return 2
+    try:
+        a, b = Trace(argv[1]), Trace(argv[2])
+        if a.vcpus != 1 or b.vcpus != 1:
+            raise ValueError("a trace with more than one vCPU is not exact")
+        res = compare(a, b)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"divergence: {e}", file=sys.stderr)
+        return 2
+    print("\n".join(report(a, b, res)))
+    return 0 if res["identical"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

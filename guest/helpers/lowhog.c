@@ -4,19 +4,25 @@
  * LowFree, without using highmem, and hold it until SIGTERM/SIGINT.
  *
  * Contract:
- *   lowhog -l TARGET_MIB [-t TOL_MIB] [-T SECONDS] [-m MEMINFO] [-n]
+ *   lowhog -l TARGET_MIB [-t TOL_MIB] [-b BAND_KIB] [-T SECONDS]
+ *          [-m MEMINFO] [-n]
  * Once LowFree <= target + tolerance it prints, and flushes, one line
  *   holding LowFree=N kB target=N kB HighFree=N kB children=N pte_pages=N
  * on stdout (HighFree=unknown without a HighFree line), then holds until
  * SIGTERM or SIGINT, kills and reaps its children and exits 0.  While it
- * holds it keeps LowFree near the target (once a second).  SIGUSR1 freezes
- * it: it reads LowFree once more, prints and flushes
+ * holds it keeps LowFree within the tolerance of the target (once a
+ * second).  SIGUSR1 freezes it: first it brings LowFree within BAND of the
+ * target (default: the tolerance), adding page tables or giving single
+ * ones back, once a second, until two readings in a row, half a second
+ * apart, are in the band (30 s at most); then it prints and flushes
  *   frozen LowFree=N kB target=N kB HighFree=N kB children=N pte_pages=N
- * and from then on changes nothing and reads nothing, so the dose stays
- * as it was and the hog takes no CPU while a benchmark runs; a child that
- * dies still ends it.  SIGUSR2 thaws it: it keeps LowFree near the target
- * again until the next SIGUSR1 (between jobs, whose own use of lowmem
- * moves LowFree).  -n prints
+ * ("unsettled" before "children" when the band was not reached) and from
+ * then on changes nothing and reads nothing, so the dose stays as it was
+ * and the hog takes no CPU while a benchmark runs; a child that dies still
+ * ends it.  SIGUSR2 thaws it: it keeps LowFree near the target again until
+ * the next SIGUSR1 (between jobs, whose own use of lowmem moves LowFree).
+ * The band is what makes the dose the same in every kernel: page tables
+ * come and go one 4 KiB page at a time.  -n prints
  * the plan and exits 0:
  *   would fill LowFree=N kB target=N kB HighFree=N kB tolerance=N kB
  *   pte_pages=N children=N
@@ -34,6 +40,9 @@
  * each touching what the remaining deficit needs, and LowFree is re-read
  * after each one has reported.  If LowFree does not follow (a HIGHPTE
  * kernel, a 64-bit host), lowhog stops instead of forking on and on.
+ * Giving back: a child unmaps its last spans on request (a pipe from the
+ * parent); an aligned 4 MiB span unmapped whole frees its page-table page,
+ * so lowmem is returned a page at a time, not a child at a time.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,6 +56,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +82,13 @@
 
 #define MAX_CHILDREN	4096
 /*
+ * Regulating towards a freeze: a reading every half second, a change of
+ * the fill at most once a second (LowFree shows a change late: freed
+ * pages wait on the per-CPU lists), SETTLE_S seconds at most.
+ */
+#define HALF_NS		(NSEC_PER_SEC / 2)
+#define SETTLE_S	30
+/*
  * Stall rule: once STALL_CHILDREN children have run, LowFree must have
  * dropped, since the start, by at least a tenth of the page-table pages
  * touched.  Not more: the per-CPU page lists hand out and take back pages
@@ -91,7 +108,15 @@ struct meminfo {
 };
 
 static const char *meminfo_path = "/proc/meminfo";
-static pid_t *kids;
+/*
+ * per child: its pid, the pipes to ask it to give spans back and to hear
+ * how many it did (the guest has no sockets: no CONFIG_NET), its spans
+ */
+static struct kid {
+	pid_t pid;
+	int cmd, reply;
+	unsigned long spans;
+} *kids;
 static unsigned int nr_kids;
 
 const char *prog_name = "lowhog";
@@ -99,9 +124,12 @@ const char *prog_name = "lowhog";
 void usage(void)
 {
 	fprintf(stderr,
-		"usage: lowhog -l TARGET_MIB [-t TOL_MIB] [-T SECONDS] [-m MEMINFO] [-n]\n"
+		"usage: lowhog -l TARGET_MIB [-t TOL_MIB] [-b BAND_KIB] [-T SECONDS]\n"
+		"              [-m MEMINFO] [-n]\n"
 		"  -l  fill lowmem until LowFree is at most TARGET_MIB (+ TOL_MIB)\n"
 		"  -t  tolerance in MiB (default 2)\n"
+		"  -b  on SIGUSR1, settle LowFree within BAND_KIB of the target\n"
+		"      before freezing (default: the tolerance)\n"
 		"  -T  give up if the target is not reached within SECONDS (default 120)\n"
 		"  -m  meminfo file to read (default /proc/meminfo)\n"
 		"  -n  dry run: print the plan and exit\n"
@@ -113,10 +141,13 @@ static void kill_kids(void)
 	unsigned int i;
 
 	for (i = 0; i < nr_kids; i++)
-		kill(kids[i], SIGKILL);
-	for (i = 0; i < nr_kids; i++)
-		while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+		kill(kids[i].pid, SIGKILL);
+	for (i = 0; i < nr_kids; i++) {
+		while (waitpid(kids[i].pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		close(kids[i].cmd);
+		close(kids[i].reply);
+	}
 	nr_kids = 0;
 }
 
@@ -191,14 +222,17 @@ static void xwrite(int fd, const void *p, size_t len)
 
 /*
  * Child: map and read-touch up to @want spans, report how many to @fd,
- * then sleep holding the page tables until killed.
+ * then hold the page tables until killed, unmapping its last N spans
+ * whenever the parent writes N to @cmd (and answering how many it did on
+ * @fd).
  */
-static void __attribute__((noreturn)) child(int fd, unsigned long want,
+static void __attribute__((noreturn)) child(int fd, int cmd, unsigned long want,
 					    pid_t parent)
 {
 	struct sigaction sa = { .sa_handler = SIG_DFL };
+	static uintptr_t span[MAX_SPANS];
 	size_t chunk = CHUNK;
-	unsigned long got = 0;
+	unsigned long got = 0, n, i;
 	uintptr_t p, end;
 	sigset_t set;
 	char *base;
@@ -213,6 +247,8 @@ static void __attribute__((noreturn)) child(int fd, unsigned long want,
 	sigemptyset(&set);
 	sigprocmask(SIG_SETMASK, &set, NULL);
 
+	if (want > MAX_SPANS)
+		want = MAX_SPANS;
 	while (got < want && chunk >= MIN_CHUNK) {
 		if (chunk / PTE_SPAN > want - got + 1)
 			chunk = (want - got + 1) * PTE_SPAN;
@@ -226,11 +262,18 @@ static void __attribute__((noreturn)) child(int fd, unsigned long want,
 		/* span-aligned addresses: one distinct page table each */
 		p = ((uintptr_t)base + PTE_SPAN - 1) & ~(uintptr_t)(PTE_SPAN - 1);
 		end = (uintptr_t)base + chunk;
-		for (; p < end && got < want; p += PTE_SPAN, got++)
+		for (; p + PTE_SPAN <= end && got < want; p += PTE_SPAN) {
 			(void)*(volatile const char *)p;
+			span[got++] = p;
+		}
 	}
 	xwrite(fd, &got, sizeof(got));
-	close(fd);
+	while (read(cmd, &n, sizeof(n)) == sizeof(n)) {
+		/* a whole aligned span unmapped: its page table is freed */
+		for (i = 0; i < n && got; i++)
+			munmap((void *)span[--got], PTE_SPAN);
+		xwrite(fd, &i, sizeof(i));
+	}
 	for (;;)
 		pause();
 }
@@ -240,21 +283,23 @@ static unsigned long spawn(unsigned long want, int64_t deadline)
 {
 	struct pollfd pfd;
 	unsigned long got;
-	int fds[2], left;
+	int fds[2], cmd[2], left;
 	ssize_t n;
 	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC))
+	if (pipe2(fds, O_CLOEXEC) || pipe2(cmd, O_CLOEXEC))
 		die("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
 		die("fork child %u: %s", nr_kids + 1, strerror(errno));
 	if (!pid) {
 		close(fds[0]);
-		child(fds[1], want, getppid());
+		close(cmd[1]);
+		child(fds[1], cmd[0], want, getppid());
 	}
-	kids[nr_kids++] = pid;
+	kids[nr_kids++] = (struct kid){ pid, cmd[1], fds[0], 0 };
 	close(fds[1]);
+	close(cmd[0]);
 
 	pfd.fd = fds[0];
 	pfd.events = POLLIN;
@@ -269,10 +314,46 @@ static unsigned long spawn(unsigned long want, int64_t deadline)
 			die("poll: %s", strerror(errno));
 	}
 	n = read(fds[0], &got, sizeof(got));
-	close(fds[0]);
 	if (n != sizeof(got))
 		die("child %u died before reporting", nr_kids);
+	kids[nr_kids - 1].spans = got;
 	return got;
+}
+
+/*
+ * Give back @pages page tables, from the youngest children: each unmaps
+ * spans (a page each); a child left with none goes too (its own lowmem
+ * with it).  Returns the page tables given back.
+ */
+static unsigned long give_back(unsigned long pages)
+{
+	unsigned long done = 0, n, freed;
+	struct kid *k;
+
+	while (done < pages && nr_kids) {
+		k = &kids[nr_kids - 1];
+		n = pages - done < k->spans ? pages - done : k->spans;
+		if (n) {
+			freed = 0;
+			xwrite(k->cmd, &n, sizeof(n));
+			if (read(k->reply, &freed, sizeof(freed)) != sizeof(freed))
+				die("child %u died while giving page tables back", nr_kids);
+			k->spans -= freed;
+			done += freed;
+		}
+		if (k->spans)
+			break;
+		/* an empty child: only its own lowmem is left to give */
+		kill(k->pid, SIGKILL);
+		while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		close(k->cmd);
+		close(k->reply);
+		nr_kids--;
+		if (done >= pages)
+			break;
+	}
+	return done;
 }
 
 static void print_state(const char *what, const struct meminfo *mi,
@@ -290,68 +371,99 @@ static void nop(int sig)
 	(void)sig;
 }
 
+/* Move LowFree towards @target_kb, a page table at a time. */
+static void regulate(const struct meminfo *mi, unsigned long target_kb,
+		     unsigned long *spans)
+{
+	unsigned long want;
+
+	if (mi->low_kb > target_kb) {
+		want = (mi->low_kb - target_kb) / PTE_PAGE_KB;
+		if (want > MAX_SPANS)
+			want = MAX_SPANS;
+		if (want && nr_kids < MAX_CHILDREN)
+			*spans += spawn(want, now_ns() + 10 * NSEC_PER_SEC);
+	} else {
+		*spans -= give_back((target_kb - mi->low_kb) / PTE_PAGE_KB);
+	}
+}
+
 /*
  * Hold until a stop signal.  SIGCHLD comes only when a child exits
- * (SA_NOCLDSTOP), and then the page tables it held are gone.  Once a second LowFree is read again and kept
- * within the tolerance of the target: it creeps back up as the per-CPU
- * page lists drain, so a child is added whenever it is above the goal
- * (measured on the lab's 6.12 guest: from 50 MiB to 54.5 MiB within
- * seconds of reaching a 48 MiB target), and the youngest child goes when
- * the fill overshot (44.9 MiB once, for 48).  After SIGUSR1 it only waits:
- * a regulator that adds and kills children while a job runs would be
- * work, and a dose, that differ from one kernel to the next.
+ * (SA_NOCLDSTOP), and then the page tables it held are gone.  Once a
+ * second LowFree is read again and kept within the tolerance of the
+ * target: it creeps back up as the per-CPU page lists drain (measured on
+ * the lab's 6.12 guest: from 50 MiB to 54.5 MiB within seconds of
+ * reaching a 48 MiB target), and it overshoots when the fill reads
+ * LowFree late (44.9 MiB once, for 48).  SIGUSR1 asks for the freeze: it
+ * then reads LowFree every half second and changes the fill at most once
+ * a second, towards the band, and freezes once two readings in a row are
+ * in it.  Frozen, it only waits: a regulator
+ * that adds and kills children while a job runs would be work, and a
+ * dose, that differ from one kernel to the next.
  */
 static void hold(const sigset_t *set, unsigned long target_kb,
-		 unsigned long goal_kb, unsigned long *spans)
+		 unsigned long tol_kb, unsigned long band_kb,
+		 unsigned long *spans)
 {
 	const struct timespec tick = { .tv_sec = 1 };
-	unsigned long want;
+	const struct timespec half = { .tv_nsec = HALF_NS };
+	int sig, frozen = 0, settling = 0, inside = 0;
+	int64_t settle_end = 0, acted = 0;
 	struct meminfo mi;
-	int sig, frozen = 0;
+	unsigned long off;
 
 	for (;;) {
-		sig = sigtimedwait(set, NULL, frozen ? NULL : &tick);
+		sig = sigtimedwait(set, NULL, frozen ? NULL :
+				   settling ? &half : &tick);
 		if (sig == SIGTERM || sig == SIGINT)
 			return;
 		if (sig == SIGCHLD && waitpid(-1, NULL, WNOHANG) > 0)
 			die("a child died while holding: lowmem is no longer held");
 		if (sig == SIGUSR2) {
-			frozen = 0;
+			frozen = settling = 0;
 			continue;
 		}
-		if (sig == SIGUSR1 && !frozen) {
-			frozen = 1;
-			read_meminfo(&mi);
-			print_state("frozen", &mi, target_kb);
-			printf(" children=%u pte_pages=%lu\n", nr_kids, *spans);
-			fflush(stdout);
+		if (sig == SIGUSR1 && !frozen && !settling) {
+			settling = 1;
+			inside = 0;
+			acted = 0;
+			settle_end = now_ns() + SETTLE_S * NSEC_PER_SEC;
+		} else if (frozen || sig >= 0 || errno != EAGAIN) {
 			continue;
 		}
-		if (frozen || sig >= 0 || errno != EAGAIN)
-			continue;
 		read_meminfo(&mi);
-		/* overshot (the fill reads LowFree late): let the youngest go */
-		if (mi.low_kb + (goal_kb - target_kb) < target_kb && nr_kids > 1) {
-			nr_kids--;
-			kill(kids[nr_kids], SIGKILL);
-			while (waitpid(kids[nr_kids], NULL, 0) < 0 && errno == EINTR)
-				;
+		off = mi.low_kb > target_kb ? mi.low_kb - target_kb :
+					      target_kb - mi.low_kb;
+		if (settling) {
+			inside = off <= band_kb ? inside + 1 : 0;
+			if (inside >= 2 || now_ns() >= settle_end) {
+				frozen = 1;
+				settling = 0;
+				print_state("frozen", &mi, target_kb);
+				printf(" %schildren=%u pte_pages=%lu\n",
+				       inside >= 2 ? "" : "unsettled ", nr_kids,
+				       *spans);
+				fflush(stdout);
+				continue;
+			}
+			if (off > band_kb && now_ns() - acted >= NSEC_PER_SEC) {
+				regulate(&mi, target_kb, spans);
+				acted = now_ns();
+			}
 			continue;
 		}
-		if (mi.low_kb <= goal_kb || nr_kids == MAX_CHILDREN)
-			continue;
-		want = (mi.low_kb - target_kb) / PTE_PAGE_KB;
-		if (want > MAX_SPANS)
-			want = MAX_SPANS;
-		if (want)
-			*spans += spawn(want, now_ns() + 10 * NSEC_PER_SEC);
+		if (off > tol_kb)
+			regulate(&mi, target_kb, spans);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long target_mib = 0, tol_mib = 2, secs = 120;
+	unsigned long target_mib = 0, tol_mib = 2, secs = 120, band_kb = 0;
 	unsigned long target_kb, goal_kb, deficit, want, got, spans = 0;
+	int have_band = 0;
+	struct rlimit nofile;
 	unsigned long start_kb, dropped;
 	struct sigaction sa = { .sa_handler = nop, .sa_flags = SA_NOCLDSTOP };
 	int have_target = 0, dry = 0, opt;
@@ -359,7 +471,7 @@ int main(int argc, char **argv)
 	struct meminfo mi;
 	int64_t deadline;
 
-	while ((opt = getopt(argc, argv, ":l:t:T:m:nh")) != -1) {
+	while ((opt = getopt(argc, argv, ":l:t:b:T:m:nh")) != -1) {
 		switch (opt) {
 		case 'l':
 			target_mib = parse_num(optarg, "target", 0, 1UL << 20);
@@ -367,6 +479,10 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			tol_mib = parse_num(optarg, "tolerance", 0, 1UL << 20);
+			break;
+		case 'b':
+			band_kb = parse_num(optarg, "band", 0, 1UL << 30);
+			have_band = 1;
 			break;
 		case 'T':
 			secs = parse_num(optarg, "time bound", 1, 86400);
@@ -389,6 +505,8 @@ int main(int argc, char **argv)
 
 	target_kb = target_mib * KIB;
 	goal_kb = target_kb + tol_mib * KIB;
+	if (!have_band)
+		band_kb = tol_mib * KIB;
 	deadline = now_ns() + (int64_t)secs * NSEC_PER_SEC;
 
 	setup_signals(&stop_set);
@@ -399,7 +517,13 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &hold_set, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 
+	/* two pipes a child: raise the open-file limit to what is allowed */
+	if (!getrlimit(RLIMIT_NOFILE, &nofile)) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	kids = calloc(MAX_CHILDREN, sizeof(*kids));
+	signal(SIGPIPE, SIG_IGN);	/* a dead child's pipe: die() says why */
 	if (!kids)
 		die("out of memory");
 	read_meminfo(&mi);
@@ -448,7 +572,7 @@ int main(int argc, char **argv)
 	printf(" children=%u pte_pages=%lu\n", nr_kids, spans);
 	fflush(stdout);
 
-	hold(&hold_set, target_kb, goal_kb, &spans);
+	hold(&hold_set, target_kb, tol_mib * KIB, band_kb, &spans);
 	kill_kids();
 	return 0;
 }

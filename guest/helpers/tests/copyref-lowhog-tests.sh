@@ -305,6 +305,49 @@ t_lh_freeze()
 	expect "exit status" "$LH_RC" 0
 }
 
+# SIGUSR1 with -b: LowFree 1096 kB below the target, outside a 256 kB
+# band: the child unmaps 274 spans (a page table each) at a time, once a
+# second while the reading stays out (a fixture does not follow), and
+# the freeze waits for two readings in the band.
+lh_kids_pte()	# lh_kids_pte: kB of page tables lowhog's children hold
+{
+	local k sum=0 v
+	for k in $(kids_of "$LH_PID"); do
+		v=$(awk '$1 == "VmPTE:" { print $2 }' "/proc/$k/status" 2>/dev/null)
+		sum=$((sum + ${v:-0}))
+	done
+	echo "$sum"
+}
+
+t_lh_band_gives_back()
+{
+	local mi=$TMP/meminfo.band pte0 pages0 pages
+
+	printf 'LowFree: 10000 kB\nHighFree: 777 kB\n' >"$mi"
+	lh_start -l 4 -t 2 -b 256 -m "$mi"
+	wait_for 5 eval '[ -n "$(kids_of $LH_PID)" ]' ||
+		{ echo "no child"; cat "$TMP/lh.err"; return 1; }
+	printf 'LowFree: 6000 kB\nHighFree: 777 kB\n' >"$mi"
+	lh_holding || { lh_stop TERM; return 1; }
+	pte0=$(lh_kids_pte)
+	pages0=$(sed -n 's/^holding .* pte_pages=\([0-9]*\)$/\1/p' "$TMP/lh.out")
+	printf 'LowFree: 3000 kB\nHighFree: 777 kB\n' >"$mi"
+	kill -USR1 "$LH_PID"
+	wait_for 5 eval '[ "$(lh_kids_pte)" -lt "$pte0" ]' ||
+		{ echo "no page table given back: $pte0 kB held"; lh_stop TERM; return 1; }
+	! grep -q '^frozen' "$TMP/lh.out" ||
+		{ echo "froze outside the band: $(grep '^frozen' "$TMP/lh.out")"; lh_stop TERM; return 1; }
+	printf 'LowFree: 4100 kB\nHighFree: 777 kB\n' >"$mi"
+	wait_for 5 grep -q '^frozen' "$TMP/lh.out" ||
+		{ echo "no 'frozen' line"; cat "$TMP/lh.out" "$TMP/lh.err"; lh_stop TERM; return 1; }
+	pages=$(sed -n 's/^frozen LowFree=4100 kB target=4096 kB HighFree=777 kB children=[0-9]* pte_pages=\([0-9]*\)$/\1/p' "$TMP/lh.out")
+	[ -n "$pages" ] && [ -n "$pages0" ] && [ "$pages" -lt "$pages0" ] &&
+		[ $(( (pages0 - pages) % 274 )) = 0 ] ||
+		{ echo "holding with ${pages0:-?} page tables, then $(grep '^frozen' "$TMP/lh.out"); want k * 274 fewer"; lh_stop TERM; return 1; }
+	lh_stop TERM || return 1
+	expect "exit status" "$LH_RC" 0
+}
+
 t_lh_child_dies()
 {
 	local rc
@@ -334,6 +377,7 @@ for t in \
 	"lowhog gives up when LowFree does not drop:t_lh_stall" \
 	"lowhog child holds 768 page tables, SIGTERM reaps it:t_lh_child_holds" \
 	"lowhog fails when a child dies while holding:t_lh_child_dies" \
-	"lowhog SIGUSR1 freezes it, SIGTERM still ends it:t_lh_freeze"; do
+	"lowhog SIGUSR1 freezes it, SIGTERM still ends it:t_lh_freeze" \
+	"lowhog -b gives page tables back, freezes in the band:t_lh_band_gives_back"; do
 	run_test "${t%:*}" "${t##*:}"
 done

@@ -12,11 +12,14 @@
 #                    absent    the kernel has no block_bio_bounce event
 #                              (its bounce code is gone, post): nothing to
 #                              count, not a count of 0
-#                    insnprof  not counted here: an unprobed twin on an
-#                              exact clock, where the trigger would cost
-#                              about 800 instructions a bounce; the
-#                              insn-profile monitor's plugin counts them
-#                              (the calls of the bounce completions)
+#                    insnprof  not counted here: any job but a probed twin
+#                              on an exact clock, where the trigger would
+#                              cost about 800 instructions a bounce, and
+#                              labmon's reads of it lowmem allocations
+#                              under pressure that a kernel without the
+#                              event never makes; the insn-profile
+#                              monitor's plugin counts them (the calls of
+#                              the bounce completions)
 # A job with neither file was not counted (missing, not 0).
 # The serial log's "rc=" line of the job gets " bounces=N".
 # BOUNCE_HIST_ON is 1 while the trigger is set (labmon samples it then).
@@ -28,7 +31,7 @@ bounce_hist_start()
 {
 	BOUNCE_HIST_ON='' BOUNCE_HIST_BY_PLUGIN=''
 	[ -d "$BOUNCE_HIST_EV" ] || return 0
-	if [ "${BL_INSN_WINDOWS:-}" = 1 ] && unprobed_twin "$2" "$3" "$4"; then
+	if [ "${BL_INSN_WINDOWS:-}" = 1 ] && [ "$4" != probe ]; then
 		BOUNCE_HIST_BY_PLUGIN=1
 		return 0
 	fi

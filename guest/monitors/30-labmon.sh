@@ -15,17 +15,17 @@
 #   labmon-start-uptime   /proc/uptime when it started
 # It samples the bounce-hist monitor's hist file while that monitor's
 # trigger is set (BOUNCE_HIST_ON: bounce-hist starts first, 20 < 30),
-# except on an exact clock outside a pressure boot: there each read sorts
-# the trigger's whole map, about 78,000 instructions, 1.3 us per I/O of
-# a 4 KiB job, paid only by kernels that have the event; it made post
-# look 0.8% faster than pre on the control disk. The bounce-hits column
+# except on an exact clock: there each read sorts the trigger's whole
+# map, about 78,000 instructions, 1.3 us per I/O of a 4 KiB job, paid
+# only by kernels that have the event (it made post look 0.8% faster
+# than pre on the control disk), and allocates, which under memory
+# pressure is reclaim that only those kernels do. The bounce-hits column
 # is then empty (not sampled); the job's count is still exact.
 
 labmon_start()
 {
 	local dir=$1 hist=''
-	if [ -n "$BOUNCE_HIST_ON" ] && { [ "${BL_INSN_WINDOWS:-}" != 1 ] ||
-	   [ "$BL_PRESSURE" != none ]; }; then
+	if [ -n "$BOUNCE_HIST_ON" ] && [ "${BL_INSN_WINDOWS:-}" != 1 ]; then
 		hist="-b $BOUNCE_HIST_EV/hist"
 	fi
 	# shellcheck disable=SC2086 # two words or none

@@ -10,11 +10,11 @@ set -uo pipefail
 
 # --- bench/guest-run: data disks never left behind --------------------------
 
-# The disk images a boot left behind (bench/boot-bundle makes them in a
-# .img.* folder of the boot's; plan.img is in its bundle).
+# The disk images (and results stream) a boot left behind
+# (bench/boot-bundle makes them in a .img.* folder of the boot's).
 data_disks()
 {
-	find "$1" -name '*.img' ! -name plan.img 2>/dev/null
+	find "$1" -name '*.img' -o -name results.tty 2>/dev/null
 }
 
 test_guest_run_disks()
@@ -51,8 +51,8 @@ test_guest_run_disks()
 
 # fake_qemu_system DIR: a qemu-system-i386 in DIR for the real
 # bench/qemu-boot. FAKE_QEMU=truncated: the guest writes its status, then
-# the results disk's tar stream is cut short; FAKE_QEMU=sigkill: QEMU is
-# killed by SIGKILL 1 s into the boot.
+# its results stream is cut short; FAKE_QEMU=sigkill: QEMU is killed by
+# SIGKILL 1 s into the boot.
 fake_qemu_system()
 {
 	stub "$1/qemu-system-i386" <<-'EOF'
@@ -60,7 +60,7 @@ fake_qemu_system()
 	for a in "$@"; do
 		case $a in
 		file:*) log=${a#file:} ;;
-		*file=*results.img*) results=${a#*file=}; results=${results%%,*} ;;
+		*path=*results.tty*) results=${a#*path=}; results=${results%%,*} ;;
 		esac
 	done
 	echo 'BOUNCELAB-GUEST: init started' >"$log"
@@ -72,15 +72,15 @@ fake_qemu_system()
 		g=$(mktemp -d)
 		echo ok >"$g/status"
 		head -c 65536 /dev/urandom >"$g/fio.json"
-		tar -cf "$g.tar" -C "$g" status fio.json
-		head -c 20000 "$g.tar" >"$results"
+		tar -cf - -C "$g" status fio.json | gzip -c >"$g.tar.gz"
+		head -c 20000 "$g.tar.gz" >"$results"
 		rm -rf "$g" "$g.tar"
 		echo 'BOUNCELAB-GUEST: done' >>"$log" ;;
 	esac
 	EOF
 }
 
-# A boot's status names what went wrong: a results tar stream cut short
+# A boot's status names what went wrong: a results stream cut short
 # is no "ok", and a QEMU killed by a signal 1 s in was not the bound.
 test_boot_status()
 {
@@ -94,9 +94,9 @@ test_boot_status()
 	PATH=$WORK/fakebin-qemu:$PATH FAKE_QEMU=truncated "${GR[@]}" -o "$out" \
 		>"$WORK/bs-trunc.out" 2>&1 || rc=$?
 	[ $rc = 1 ] &&
-	   grep -q "^failed: the results disk's tar stream is truncated or broken" "$out/status" &&
-		t_ok "guest-run: a truncated results tar stream fails the boot, saying so" ||
-		t_fail "guest-run: a truncated results tar stream fails the boot, saying so" "exit $rc" \
+	   grep -q "^failed: the results stream (the guest's results port) is truncated or broken" "$out/status" &&
+		t_ok "guest-run: a truncated results stream fails the boot, saying so" ||
+		t_fail "guest-run: a truncated results stream fails the boot, saying so" "exit $rc" \
 			"status: $(cat "$out/status" 2>/dev/null)" "$(tail -n 3 "$WORK/bs-trunc.out")"
 
 	out=$WORK/bs-kill rc=0

@@ -58,14 +58,17 @@ fake_cache()
 	mkdir -p "$BL_CACHE/guest/bin"
 	: >"$BL_CACHE/guest/initramfs.cpio.gz"
 	stub "$BL_CACHE/guest/bin/fio" 'exit 0'
+	# the real bench/qemu-boot wants its firmware; a fake QEMU reads none
+	: >"$WORK/qboot.rom"
+	export BL_GUEST_FIRMWARE=$WORK/qboot.rom
 }
 
 # fake_qemu SANDBOX: bench/qemu-boot that boots nothing (a kernel
 # command line with rdinit=/bl-injected-failure panics). It writes
 # LOG.started and LOG.clock (the vCPUs and icount shift it was given), sleeps FAKE_QEMU_SLEEP seconds (default 0; SIGTERM ends it
 # like the real one, exit 143), then plays a guest that ran its plan: a
-# serial log and a results disk saying "ok". A probe boot (no results
-# disk) only logs that init started.
+# serial log and a results stream (gzip'd tar, the results port's file)
+# saying "ok". A probe boot (no results port) only logs that init started.
 fake_qemu()
 {
 	stub "$1/bench/qemu-boot" <<-'EOF'
@@ -75,7 +78,7 @@ fake_qemu()
 	done
 	shift $((OPTIND - 1))
 	for a in "$@"; do
-		case $a in *file=*results.img*) results=${a#*file=}; results=${results%%,*} ;; esac
+		case $a in *path=*results.tty*) results=${a#*path=}; results=${results%%,*} ;; esac
 	done
 	touch "$log.started"
 	echo "cpus=${BL_GUEST_CPUS:-} icount=${BL_QEMU_ICOUNT:-}" >"$log.clock"
@@ -89,7 +92,7 @@ fake_qemu()
 	[ -n "$results" ] || exit 0
 	g=$(mktemp -d)
 	echo ok >"$g/status"
-	tar -cf "$results" -C "$g" .
+	tar -cf - -C "$g" . | gzip -c >"$results"
 	rm -rf "$g"
 	echo 'BOUNCELAB-GUEST: done' >>"$log"
 	EOF

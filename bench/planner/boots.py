@@ -101,7 +101,10 @@ def guest_run_args(p, lab, n, kernel, disk, pressure, rep, fail_boot=""):
     args = ["-v", kernel, "-j", boot_jobs(p, lab, disks, pressure, int(rep)),
             "-J", p["jobs_dir"], "-p", pressure, "-c", p["disk_clocks"][disks[0]],
             "-m", str(p["memhog_mb"]), "-l", str(p["lowfree_mb"]), "-t", str(p["timeout"]),
-            "-W", str(p["disk_wait"]), "-I", str(p["mon_ms"]), "-T", str(p["job_timeout"])]
+            "-W", str(p["disk_wait"]), "-I", str(p["mon_ms"]), "-T", str(p["job_timeout"]),
+            # the rep seeds the guest's start: the reps of an exact clock
+            # are an ensemble, and every kernel's boot of a rep alike
+            "-S", str(rep)]
     if p["guest_sleep"]:
         args += ["-s", p["guest_sleep"]]
     kargs = p["kargs"]

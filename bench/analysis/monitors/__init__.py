@@ -56,7 +56,7 @@ class Boot:
     """One boot folder, as the readers see it: dir is the boot's folder
     on the host (serial.log, build-info.json, clock, what a recorder
     outside the guest wrote: insnprof.txt), guest_dir what the guest wrote
-    (its results disk). lab is the run's lab.conf (labconf.load), None
+    (its results stream). lab is the run's lab.conf (labconf.load), None
     when the job is read on its own; cache a dict the readers may keep
     what they read once per boot in, under their own names."""
 

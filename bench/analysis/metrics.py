@@ -123,6 +123,13 @@ _add("bounce_reserve_used_pages", "pages", LEVEL, "bounce pool reserve used, mos
 _add("bounce_pool_kib", "KiB", LEVEL, "bounce pool reserve (standing lowmem)")
 _add("pgsteal", "pages", LEVEL, "pgsteal_kswapd + pgsteal_direct over the job")
 _add("hog_cpu_s", "s", LEVEL, "pressure hog CPU during the job (must be ~0)")
+# The dose a pressure job started from (guest/init's dose file): LowFree
+# when lowhog froze within its band, HighFree then, and the kernel's own
+# min watermarks of both zones.
+_add("dose_lowfree_kb", "kB", LEVEL, "dose: LowFree at the job's start (lowhog frozen)")
+_add("dose_highfree_kb", "kB", LEVEL, "dose: HighFree at the job's start")
+_add("dose_normal_min_kb", "kB", LEVEL, "dose: the Normal zone's min watermark")
+_add("dose_highmem_min_kb", "kB", LEVEL, "dose: the HighMem zone's min watermark")
 _add("oom_kills", "kills", LEVEL, "OOM kills during the job")
 
 # Pressure counters are totals over a job, so a slower job shows "more
@@ -136,6 +143,7 @@ for _m in PRESSURE_TOTALS:
     _add(f"{_m}_per_s", f"{_u}/s", LEVEL, f"{_l} per second of job time",
          *(("primary",) if _m == "psi_some_us" else ()))
     _add(f"{_m}_per_gib", f"{_u}/GiB", LEVEL, f"{_l} per GiB moved")
+    _add(f"{_m}_per_mib_written", f"{_u}/MiB", LEVEL, f"{_l} per MiB written")
 TOTALS = frozenset(PRESSURE_TOTALS)
 
 # Primary metrics: per job one throughput, one latency tail, the CPU cost

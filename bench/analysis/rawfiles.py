@@ -99,6 +99,30 @@ def read_meminfo(path):
     return out
 
 
+PAGE_KB = 4
+
+
+def read_dose(path):
+    """A pressure job's dose file (guest/init record_dose): {"lowfree_kb",
+    "highfree_kb", "settled" (lowhog froze within its band; None without a
+    frozen line: no lowhog), and "<zone>_<min|low|high>_kb" of the Normal
+    and HighMem zones' watermarks} for what is there; None without the
+    file (no pressure, or a run from before it)."""
+    text = read_text(path)
+    if text is None:
+        return None
+    out = {"settled": None}
+    for line in text.splitlines():
+        w = line.split()
+        if w and w[0] == "frozen":
+            out["settled"] = "unsettled" not in w
+        elif len(w) >= 2 and w[0] in ("LowFree:", "HighFree:") and w[1].isdigit():
+            out[f"{w[0][:-1].lower()}_kb"] = int(w[1])
+        elif len(w) == 3 and w[0] in ("Normal", "HighMem") and w[2].isdigit():
+            out[f"{w[0].lower()}_{w[1]}_kb"] = int(w[2]) * PAGE_KB
+    return out
+
+
 def read_psi(path):
     """/proc/pressure/memory -> {"some_total": us, "full_total": us, ...}."""
     text = read_text(path)

@@ -27,6 +27,11 @@ from . import monitors as MON
 from . import rawfiles as R
 from .monitors import GIB, USER_HZ
 
+MIB = 1 << 20
+# a pressure job's dose file (rawfiles.read_dose) -> its metrics
+DOSE_METRICS = {"lowfree_kb": "dose_lowfree_kb", "highfree_kb": "dose_highfree_kb",
+                "normal_min_kb": "dose_normal_min_kb", "highmem_min_kb": "dose_highmem_min_kb"}
+
 TIDY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot",
                 "metric", "value", "unit"]
 KEY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot"]
@@ -159,19 +164,32 @@ def job_metrics(jdir, boot=None, rel=None):
     hog = (R.read_text(os.path.join(jdir, "hog-ticks")) or "").split()
     if len(hog) == 2 and all(x.isdigit() for x in hog):
         rows.append(("hog_cpu_s", (int(hog[1]) - int(hog[0])) / USER_HZ))
+    # the dose the job started from (pressure boots): what the level's
+    # name promised, as the kernel had it
+    dose = R.read_dose(os.path.join(jdir, "dose")) or {}
+    for key, metric in DOSE_METRICS.items():
+        if key in dose:
+            rows.append((metric, dose[key]))
+    if dose.get("settled") is False:
+        job.warn("lowhog froze outside its band (\"unsettled\"): this job's "
+                 "dose is off its target")
     kills = R.read_text(os.path.join(jdir, "oom-kills"))
     if kills is not None:
         rows.append(("oom_kills", len(kills.splitlines())))
 
     info["start_s"] = R.read_uptime(os.path.join(jdir, "start-uptime"))
     info["end_s"] = R.read_uptime(os.path.join(jdir, "end-uptime"))
-    rows += _pressure_rates(rows, info, job.gib * GIB if job.gib else 0)
+    written = sum(rec.get("io_bytes", 0) or 0 for d, rec in job.directions.items()
+                  if d == "write")
+    rows += _pressure_rates(rows, info, job.gib * GIB if job.gib else 0, written)
     info["warnings"] = job.warnings
     return rows, info, curves
 
 
-def _pressure_rates(rows, info, moved):
-    """Pressure totals per second of job time and per GiB moved."""
+def _pressure_rates(rows, info, moved, written=0):
+    """Pressure totals per second of job time, per GiB moved and per MiB
+    written (a writeback job's own work, which a slower run does not
+    stretch, and a faster reader beside it does not swell)."""
     totals = {m: v for m, v in rows if m in M.TOTALS}
     start, end = info.get("start_s"), info.get("end_s")
     secs = end - start if start is not None and end is not None else None
@@ -181,6 +199,8 @@ def _pressure_rates(rows, info, moved):
             out.append((f"{m}_per_s", v / secs))
         if moved > 0:
             out.append((f"{m}_per_gib", v / moved * GIB))
+        if written > 0:
+            out.append((f"{m}_per_mib_written", v / written * MIB))
     return out
 
 
@@ -190,6 +210,15 @@ def _job_state(jdir):
     if skipped is not None:
         return "skipped", skipped or "skipped (no reason given)"
     # the OOM killer took one of the lab's own processes: not a result
+    # the dose the job started from (pressure boots): what the level's
+    # name promised, as the kernel had it
+    dose = R.read_dose(os.path.join(jdir, "dose")) or {}
+    for key, metric in DOSE_METRICS.items():
+        if key in dose:
+            rows.append((metric, dose[key]))
+    if dose.get("settled") is False:
+        job.warn("lowhog froze outside its band (\"unsettled\"): this job's "
+                 "dose is off its target")
     kills = R.read_text(os.path.join(jdir, "oom-kills"))
     if kills:
         return "failed", f"the OOM killer struck: {kills.splitlines()[0]}"

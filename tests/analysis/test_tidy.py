@@ -88,12 +88,16 @@ def expected_metrics(rel):
     for line in ("some", "full"):
         exp[f"psi_{line}_us"] = (_psi_total(_file(rel, "after", "pressure-memory"), line) -
                                  _psi_total(_file(rel, "before", "pressure-memory"), line))
-    # pressure totals as rates: per second of job time, per GiB moved
+    # pressure totals as rates: per second of job time, per GiB moved,
+    # per MiB written
     secs = (float(_text(_file(rel, "end-uptime")).split()[0]) -
             float(_text(_file(rel, "start-uptime")).split()[0]))
+    written = fio["write"]["io_bytes"] if fio["write"]["total_ios"] else 0
     for m in ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_us"):
         exp[f"{m}_per_s"] = exp[m] / secs
         exp[f"{m}_per_gib"] = exp[m] / moved * GIB
+        if written:
+            exp[f"{m}_per_mib_written"] = exp[m] / written * (1 << 20)
     return exp
 
 

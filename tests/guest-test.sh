@@ -147,12 +147,13 @@ test_truth_table()
 
 # insnprof (bench/qemu-plugin) on the insn clock: a window's instructions
 # times 8 ns are its time (a ram disk never idles), the plugin's count of
-# bounce completions equals the hist trigger's count of bounced bios, the
+# bounce completions equals the hist trigger's count of bounced bios (in
+# the probed twin, the one job of an exact clock with the trigger), the
 # same boot without the plugin measures the same IOPS, and the counts are
 # those of bench/reference/insn.tsv for this kernel build.
 test_insn_counts()
 {
-	local jobs="ram-bounce:$LAT ram:$LAT" d pid rc=0
+	local jobs="ram-bounce:$LAT ram:$LAT ram-bounce:$LAT:probe" d pid rc=0
 	BOUNCELAB_INSNPROF=on boot_insn insn-on pre-fixed "$jobs" &
 	pid=$!
 	BOUNCELAB_INSNPROF=off boot_insn insn-off pre-fixed "$jobs" || rc=1
@@ -161,14 +162,42 @@ test_insn_counts()
 	d=$(jobdir insn-on 1)
 	rcheck "insn: the window's instructions are its time ($(idle_pct "$d")% idle)" \
 		window_exact "$d" 0.1
-	rcheck "insn: plugin's bounce completions = hist trigger's bounces ($(bounces insn-on 1))" \
-		bounces_agree "$d"
+	rcheck "insn: plugin's bounce completions = hist trigger's bounces ($(bounces insn-on 3))" \
+		bounces_agree "$(jobdir insn-on 3)"
 	rcheck "insn: the control disk's window too" window_exact "$(jobdir insn-on 2)" 0.1
 	rcheck "insn: no instrument in the control disk's window (kernels with and without the event compare alike)" \
 		few_instruments "$(jobdir insn-on 2)" 0.2
 	rcheck "insn: the plugin adds no guest time (IOPS within 0.2% without it)" \
 		same_iops "$d" "$(jobdir insn-off 1)" 0.2
 	reference_check "$d" "$BL_ROOT/bench/reference/insn.tsv"
+}
+
+# bench/diverge: two boots of one bundle on the insn clock. With only
+# in-guest disks they take no host input, so they run the same
+# instructions to the end; with a usb disk they part, and the tool names
+# the host-timed interrupt (the usb controller's) that parted them.
+test_divergence()
+{
+	local b out rc
+	for b in ram usb; do
+		rc=0
+		case $b in
+		ram) "$BL_ROOT/bench/guest-run" -P -v pre-fixed -c insn -o "$RUNS/div-$b" \
+			-j "ram-bounce:$RR" -d 64 -t 600 >"$RUNS/div-$b.out" 2>&1 || rc=$? ;;
+		usb) "$BL_ROOT/bench/guest-run" -P -v pre-fixed -c insn -o "$RUNS/div-$b" \
+			-j "usb-pio:$RR" -d 64 -t 600 >"$RUNS/div-$b.out" 2>&1 || rc=$? ;;
+		esac
+		out=$RUNS/div-$b/diverge
+		[ $rc = 0 ] && "$BL_ROOT/bench/diverge" "$RUNS/div-$b/bundle" "$out" \
+			>>"$RUNS/div-$b.out" 2>&1 || rc=$?
+		case $b in
+		ram) t_check "diverge: two boots of a ram-disk bundle run the same instructions ($(head -c 80 "$out/divergence.txt" 2>/dev/null))" \
+			bash -c "[ $rc = 0 ] && grep -q '^identical: ' '$out/divergence.txt'" ;;
+		usb) t_check "diverge: two boots of a usb-disk bundle part on the usb controller's interrupt" \
+			bash -c "[ $rc = 1 ] && grep -q '^the boots part between' '$out/divergence.txt' &&
+				grep -q '(usb_hcd_irq)' '$out/divergence.txt'" ;;
+		esac
+	done
 }
 
 # A boot that must fail: exit non-zero, status saying REASON, serial log
@@ -202,9 +231,11 @@ test_bounds()
 }
 
 mkdir -p "$RUNS"
-# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; six counts; three bounds
-t_plan 78
+# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; six counts; two
+# divergences; three bounds
+t_plan 80
 test_truth_table
 test_insn_counts
+test_divergence
 test_bounds
 t_summary

@@ -25,7 +25,15 @@ gives:
   the instruments  per unprobed performance job on any disk, how far apart
                    the kernels' windows hold the lab's own instruments
                    (tracing, the hist): flagged above the determinism
-                   bound, where a comparison would carry the lab's cost.
+                   bound, where a comparison would carry the lab's cost;
+  per bounce       each part of one bounce (the difference per I/O over
+                   the bounces per I/O) beside the range its boots allow
+                   and how far each kernel's boots spread: a part whose
+                   boots repeat within the determinism bound is exact; on a
+                   disk the host emulates (usb-pio) the parts nearly repeat
+                   while the time per I/O does not, so a bounce's share of
+                   an I/O is given from the count, beside what the timing
+                   of the disk could detect (the first screen's line).
 """
 import numpy as np
 
@@ -38,8 +46,8 @@ from . import stats as S
 AGREE_PCT = 10.0
 WALL = "time_wall_us_per_io"
 PARTS = tuple(X.metric_key(p) for p in X.PART_NAMES)
-BOUNCE_PARTS = tuple(X.metric_key(p) for p in
-                     ("copy", "bounce page", "bio clone", "kmap", "completion"))
+PER_BOUNCE_PARTS = ("copy", "bounce page", "bio clone", "kmap", "completion")
+BOUNCE_PARTS = tuple(X.metric_key(p) for p in PER_BOUNCE_PARTS)
 SIDE = ("insn_window_us_per_io", "insn_user_us_per_io",
         "insn_kernel_us_per_io", "insn_idle_us_per_io", "insn_bounces_per_io")
 TICK_CPU = ("time_sys_us_per_io", "time_irq_us_per_io")
@@ -197,6 +205,103 @@ def instrument_lines(run, rows):
             for disk, job, instr, gap, bound in over] + [""]
 
 
+def _cell(t, v, disk, job, m):
+    x = t[(t["variant"] == v) & (t["disk"] == disk) & (t["job"] == job) &
+          (t["metric"] == m)]["value"].to_numpy(float)
+    return x[np.isfinite(x)]
+
+
+def per_bounce(run):
+    """[(disk, job, bounce variant, baseline, bounces per I/O, parts,
+    share)] of the unprobed performance jobs on candidate disks where the
+    bounce variant bounced: parts [(name, Δ µs per bounce, (low, high)
+    the range its boots allow, that range's half-width in % of |Δ|,
+    exact)] for the bounce's parts, the rest of the kernel, user and
+    idle; share the bounce's parts over the bounce variant's time per
+    I/O, in %."""
+    t = run.tidy
+    out = []
+    if t.empty:
+        return out
+    t = t[t["pressure"] == "none"]
+    bound = D.bound_pct(run)
+    for disk, job, v, b, vals in pairs(run):
+        if job.endswith(D.PROBED):
+            continue
+        per_io = vals["insn_bounces_per_io"][0]
+        if not (np.isfinite(per_io) and per_io > 0):
+            continue
+        parts = []
+        for name, m in ([(p, X.metric_key(p)) for p in PER_BOUNCE_PARTS] +
+                        [(X.OTHER, X.metric_key(X.OTHER)),
+                         ("user", "insn_user_us_per_io"), ("idle", "insn_idle_us_per_io")]):
+            xb, xa = _cell(t, v, disk, job, m), _cell(t, b, disk, job, m)
+            if not len(xb) or not len(xa):
+                continue
+            delta = (float(np.median(xb)) - float(np.median(xa))) / per_io
+            rng = ((xb.min() - xa.max()) / per_io, (xb.max() - xa.min()) / per_io)
+            half = (rng[1] - rng[0]) / 2 / abs(delta) * 100 if delta else np.nan
+            exact = all(D.is_deterministic(x, bound) for x in (xb, xa))
+            parts.append((name, delta, rng, half, exact))
+        funcs = sum(d for n, d, _, _, _ in parts if n in PER_BOUNCE_PARTS) * per_io
+        wall = vals[WALL][0]
+        share = funcs / wall * 100 if np.isfinite(wall) and wall > 0 else np.nan
+        out.append((disk, job, v, b, per_io, parts, share))
+    return out
+
+
+def _per_bounce_lines(run):
+    rows = per_bounce(run)
+    if not rows:
+        return []
+    bound = D.bound_pct(run)
+    out = [f"One bounce, part by part (µs per bounce, bounce variant less baseline, "
+           f"medians of boots; the range any pairing of their boots allows, its half-width "
+           f"in % of Δ; exact: both kernels' boots repeat within the {bound:g}% determinism "
+           f"bound):", "",
+           "| disk | job | part | Δ per bounce | boots allow | ± | exact |",
+           "|---|---|---|---|---|---|---|"]
+    for disk, job, v, b, per_io, parts, share in rows:
+        first = True
+        for name, delta, (lo, hi), half, exact in parts:
+            out.append(f"| {disk if first else ''} | {job if first else ''} | {name} | "
+                       f"{_fmt(delta, 2)} | {_fmt(lo, 2)} to {_fmt(hi, 2)} | "
+                       f"{half:.1f}% | {'exact' if exact else 'no'} |")
+            first = False
+    out.append("")
+    for disk, job, v, b, per_io, parts, share in rows:
+        funcs = sum(d for n, d, _, _, _ in parts if n in PER_BOUNCE_PARTS)
+        out.append(f"- {disk} {job}: the bounce's own parts come to {_fmt(funcs, 2)} µs per "
+                   f"bounce, {share:.2f}% of {v}'s time per I/O.")
+    return out + [""]
+
+
+def share_lines(run, verdicts):
+    """The first screen's lines for candidate disks whose time per I/O is
+    not exact (a disk the host emulates): what one bounce costs, counted,
+    its share of an I/O, and what the timing of the disk could detect."""
+    out = []
+    for disk, job, v, b, per_io, parts, share in per_bounce(run):
+        sel = verdicts[(verdicts["disk"] == disk) & (verdicts["job"] == job) &
+                       (verdicts["slot"] == "throughput") &
+                       verdicts["a"].isin([v, b]) & verdicts["b"].isin([v, b])] \
+            if verdicts is not None and not verdicts.empty else verdicts
+        if sel is None or sel.empty or str(sel.iloc[0]["analysis"]).startswith(D.EXACT):
+            continue
+        mde = sel.iloc[0].get("mde_pct", np.nan)
+        own = [(n, d, sp) for n, d, _, sp, _ in parts if n in PER_BOUNCE_PARTS]
+        lo = sum(r[0] for n, _, r, _, _ in parts if n in PER_BOUNCE_PARTS)
+        hi = sum(r[1] for n, _, r, _, _ in parts if n in PER_BOUNCE_PARTS)
+        detect = (f"its timing could detect ±{mde:.0f}%" if np.isfinite(mde)
+                  else "its timing has no MDE at these boots")
+        out.append(f"{disk} {job}, counted: one bounce adds "
+                   f"{_fmt(sum(d for _, d, _ in own), 1)} µs of kernel work ("
+                   + ", ".join(f"{n} {_fmt(d, 1)}" for n, d, _ in own)
+                   + f"; its boots allow {_fmt(lo, 1)} to {_fmt(hi, 1)}), {share:.2f}% "
+                   f"of {v}'s time per I/O; {detect}.")
+    return out
+
+
 def section(run):
     """Markdown lines, or [] when no boot of the run was counted."""
     rows = pairs(run)
@@ -212,7 +317,7 @@ def section(run):
     head = ["disk", "job", "pair", "Δ 1/IOPS", "sum of parts"] + list(X.PART_NAMES) + \
         ["user", "idle"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    notes = []
+    notes = [_per_bounce_lines(run)]
     for disk, job, v, b, vals in rows:
         parts, user, idle, total, wall = budget(vals)
         lines.append("| " + " | ".join(

@@ -330,6 +330,7 @@ def first_screen(run, verdicts, figures, run_dir):
     table = HT.headline_table(run, verdicts)
     if table:
         out += table + [""]
+    out += [f"- {line}" for line in XB.share_lines(run, verdicts)]
     out += [HT.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"

@@ -11,7 +11,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis import insnbudget, insnprof as X, tidy
+from analysis import insnbudget, insnprof as X, stats, tidy
 
 NS = 8      # the insn clock: -icount shift=3
 # per I/O, in instructions: user, then kernel by symbol (count, calls,
@@ -201,6 +201,43 @@ class Budget(unittest.TestCase):
         text = "\n".join(insnbudget.section(self.counted))
         self.assertIn("The three agree within 10%", text)
         self.assertIn("1.000 bounces per I/O", text)
+
+    def test_per_bounce_parts_exact_where_the_boots_repeat(self):
+        (row,) = insnbudget.per_bounce(self.counted)
+        disk, job, v, b, per_io, parts, share = row
+        self.assertEqual((disk, v, b, per_io), ("ram-bounce", "pre-fixed", "pre", 1))
+        parts = {name: rest for name, *rest in parts}
+        delta, (lo, hi), half, exact = parts["copy"]
+        self.assertAlmostEqual(delta, 1025 * NS / 1000, places=6)
+        self.assertAlmostEqual(lo, hi, places=6)
+        self.assertTrue(exact)
+        funcs = sum(parts[p][0] for p in insnbudget.PER_BOUNCE_PARTS)
+        self.assertAlmostEqual(share, funcs / (1e6 / self.iops("pre-fixed")) * 100, places=3)
+        # an exact disk's time per I/O says it itself: no share line
+        self.assertEqual(insnbudget.share_lines(self.counted, stats.verdicts(self.counted)), [])
+
+    def iops(self, variant):
+        t = self.counted.tidy
+        v = t[(t["variant"] == variant) & (t["metric"] == "read_iops") &
+              (t["disk"] == "ram-bounce") & (t["job"] == "lat-randread-4k-qd1")]["value"]
+        return float(v.median())
+
+    def test_share_where_the_time_does_not_repeat(self):
+        # one pre-fixed boot 5 % slower (a disk the host completes): the
+        # time per I/O is tested, the parts still counted
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        run = counted_run(tmp.name)
+        (slow,) = [d for d in glob.glob(os.path.join(tmp.name, "boots", "*pre-fixed*r2*",
+                                                     "guest", "jobs", "01-*"))]
+        fio = H.read_json(os.path.join(slow, "fio.json"))
+        fio["jobs"][0]["read"]["iops"] *= 0.95
+        H.write_text(os.path.join(slow, "fio.json"), json.dumps(fio) + "\n")
+        run = tidy.load_run(tmp.name)
+        (line,) = insnbudget.share_lines(run, stats.verdicts(run))
+        self.assertIn("ram-bounce lat-randread-4k-qd1, counted: one bounce adds +", line)
+        self.assertIn("copy +8.2", line)
+        self.assertIn("of pre-fixed's time per I/O", line)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ usage()
 usage: ./run.sh COMMAND [ARGS...]
 
 commands:
-  deps                  install the Debian packages the lab needs (idempotent)
+  deps [--test]         install the Debian packages the lab needs (idempotent;
+                        --test: and those only the test suites need)
   build [VARIANT...|--all]
                         build the guest kernels (default: the default
                         base's variants; --all: every base's)
@@ -51,7 +52,13 @@ EOF
 
 cmd_deps()
 {
-	bl_deps_install $BL_DEPS_KERNEL $BL_DEPS_BOOT $BL_DEPS_GUEST $BL_DEPS_ANALYSIS
+	local test=''
+	case ${1:-} in
+	--test) test=$BL_DEPS_TEST ;;
+	'') ;;
+	*) bl_die "usage: ./run.sh deps [--test]" ;;
+	esac
+	bl_deps_install $BL_DEPS_KERNEL $BL_DEPS_BOOT $BL_DEPS_GUEST $BL_DEPS_ANALYSIS $test
 }
 
 cmd_build()

@@ -39,8 +39,12 @@ commands:
                         disks, interleaved (matrix set "versions"; options
                         as for compare), added to the history, which plots
                         the headline metrics across kernel versions
-  history [RUN-ID...]   add runs (default: every run in results/) to the
-                        history table results/history/ and plot it
+  history [--check] [RUN-ID...]
+                        add runs (default: every run in results/) to the
+                        history table results/history/ and plot it;
+                        --check: (without RUN-ID nothing is added) exit 3
+                        when the newest run moved a headline metric beyond
+                        its smallest effect of interest
   variants              list the kernel variants and their patch stacks
   test                  run the test suite (same as 'make test')
   help                  this text
@@ -162,19 +166,24 @@ cmd_report()
 
 # With run ids: add those runs to the history; without: rebuild it from
 # every run in results/ (the test suite's runs excluded). Then plot.
+# --check: add the runs named (none: the history stays as it is), then
+# exit as bench/history check (3: the newest run moved a headline metric).
 cmd_history()
 {
-	local ids=() id
+	local ids=() id check=''
+	[ "${1:-}" != --check ] || { check=1; shift; }
 	bl_deps_install $BL_DEPS_ANALYSIS
 	for id in "$@"; do
 		[ -d "$BL_ROOT/results/$id" ] && ids+=("$BL_ROOT/results/$id") || ids+=("$id")
 	done
 	if [ ${#ids[@]} -gt 0 ]; then
 		"$BL_ROOT/bench/history" add "${ids[@]}"
-	else
+		"$BL_ROOT/bench/history" plot
+	elif [ -z "$check" ]; then
 		"$BL_ROOT/bench/history" rebuild --exclude 'test-*'
+		"$BL_ROOT/bench/history" plot
 	fi
-	"$BL_ROOT/bench/history" plot
+	[ -z "$check" ] || exec "$BL_ROOT/bench/history" check
 }
 
 cmd_variants()

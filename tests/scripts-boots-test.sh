@@ -118,17 +118,6 @@ parent()
 	awk '{ print $4 }' "/proc/$1/stat" 2>/dev/null
 }
 
-# gone PID [SECONDS]: true once PID has ended (up to SECONDS, default 5).
-gone()
-{
-	local i
-	for i in $(seq 1 $(( ${2:-5} * 10 ))); do
-		kill -0 "$1" 2>/dev/null || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # A SIGKILL cannot be passed on: whichever of the boot's wrappers gets it
 # (qemu-boot's timeout, or qemu-boot itself), QEMU must not outlive it.
 test_qemu_dies_with_wrapper()
@@ -159,7 +148,7 @@ test_qemu_dies_with_wrapper()
 		fi
 		if [ $victim = timeout ]; then kill -KILL "$tpid"; else kill -KILL "$boot"; fi
 		wait "$boot" 2>/dev/null
-		if gone "$qpid" 5 && gone "$tpid" 1; then
+		if gone_within 5 "$qpid" && gone_within 1 "$tpid"; then
 			t_ok "$name"
 		else
 			t_fail "$name" "still running: $(ps -o pid=,args= -p "$qpid" -p "$tpid" 2>&1)"

@@ -101,14 +101,6 @@ test_run_all_skipped()
 		t_fail "run-all: adds up the suites' skipped counts" "exit $rc" "$out"
 }
 
-# gone PID: PID has ended (a zombie waiting for init to reap it has too).
-gone()
-{
-	local st
-	st=$(ps -o stat= -p "$1" 2>/dev/null)
-	[[ -z $st || $st == Z* ]]
-}
-
 # A suite past its timeout is killed, with the processes it started, and
 # reported as failed with the reason; the next suite still runs. One that
 # ignores SIGTERM is killed with SIGKILL after the grace.

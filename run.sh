@@ -30,7 +30,9 @@ commands:
   compare [OPTIONS]     the benchmark: build what is missing, boot the matrix
                         (bench/matrix), analyse; see 'bench/compare --help'.
                         'compare --dry-run' only lists the boots and
-                        estimates their time, building nothing. Exit as
+                        estimates their time, building nothing (the job
+                        files are parsed by the guest's fio first, once it
+                        is built). Exit as
                         bench/compare's (0 ok, 1 no boot ok, 2 bad
                         arguments, 3 some boots failed, 130 interrupted),
                         or 4: every boot ok but the analysis failed

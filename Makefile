@@ -2,7 +2,7 @@
 # bouncelab: make targets for the common steps. Each one calls run.sh or a
 # script under kernels/, guest/, tests/; the scripts do the work.
 
-.PHONY: all deps kernels kernels-all guest test test-versions test-helpers test-analysis test-scripts test-build test-patches test-boot test-guest test-compare help
+.PHONY: all deps test-deps kernels kernels-all guest test test-versions test-helpers test-analysis test-scripts test-build test-patches test-boot test-guest test-compare help
 
 all: kernels
 
@@ -11,6 +11,10 @@ help:
 
 deps:
 	./run.sh deps
+
+# What the lab needs and what only the suites need (openssh-server).
+test-deps:
+	./run.sh deps --test
 
 kernels: deps
 	./run.sh build
@@ -24,7 +28,7 @@ kernels-all: deps
 	./run.sh build --all
 
 # The full suite: installs what it needs, builds the kernels and the guest.
-test: kernels guest
+test: test-deps kernels guest
 	tests/run-all.sh
 
 test-helpers:
@@ -53,7 +57,7 @@ test-boot: kernels
 test-guest: kernels guest
 	tests/run-all.sh guest
 
-test-compare: kernels guest
+test-compare: test-deps kernels guest
 	tests/run-all.sh compare
 
 # The other kernel bases (5.10, 6.1, 7.2): fetched over the network, built,

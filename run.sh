@@ -16,7 +16,8 @@ usage()
 usage: ./run.sh COMMAND [ARGS...]
 
 commands:
-  deps                  install the Debian packages the lab needs (idempotent)
+  deps [--test]         install the Debian packages the lab needs (idempotent;
+                        --test: and those only the test suites need)
   build [VARIANT...|--all]
                         build the guest kernels (default: the default
                         base's variants; --all: every base's)
@@ -29,7 +30,9 @@ commands:
   compare [OPTIONS]     the benchmark: build what is missing, boot the matrix
                         (bench/matrix), analyse; see 'bench/compare --help'.
                         'compare --dry-run' only lists the boots and
-                        estimates their time, building nothing. Exit as
+                        estimates their time, building nothing (the job
+                        files are parsed by the guest's fio first, once it
+                        is built). Exit as
                         bench/compare's (0 ok, 1 no boot ok, 2 bad
                         arguments, 3 some boots failed, 130 interrupted),
                         or 4: every boot ok but the analysis failed
@@ -38,8 +41,12 @@ commands:
                         disks, interleaved (matrix set "versions"; options
                         as for compare), added to the history, which plots
                         the headline metrics across kernel versions
-  history [RUN-ID...]   add runs (default: every run in results/) to the
-                        history table results/history/ and plot it
+  history [--check] [RUN-ID...]
+                        add runs (default: every run in results/) to the
+                        history table results/history/ and plot it;
+                        --check: (without RUN-ID nothing is added) exit 3
+                        when the newest run moved a headline metric beyond
+                        its smallest effect of interest
   variants              list the kernel variants and their patch stacks
   test                  run the test suite (same as 'make test')
   help                  this text
@@ -51,7 +58,13 @@ EOF
 
 cmd_deps()
 {
-	bl_deps_install $BL_DEPS_KERNEL $BL_DEPS_BOOT $BL_DEPS_GUEST $BL_DEPS_ANALYSIS
+	local test=''
+	case ${1:-} in
+	--test) test=$BL_DEPS_TEST ;;
+	'') ;;
+	*) bl_die "usage: ./run.sh deps [--test]" ;;
+	esac
+	bl_deps_install $BL_DEPS_KERNEL $BL_DEPS_BOOT $BL_DEPS_GUEST $BL_DEPS_ANALYSIS $test
 }
 
 cmd_build()
@@ -155,19 +168,24 @@ cmd_report()
 
 # With run ids: add those runs to the history; without: rebuild it from
 # every run in results/ (the test suite's runs excluded). Then plot.
+# --check: add the runs named (none: the history stays as it is), then
+# exit as bench/history check (3: the newest run moved a headline metric).
 cmd_history()
 {
-	local ids=() id
+	local ids=() id check=''
+	[ "${1:-}" != --check ] || { check=1; shift; }
 	bl_deps_install $BL_DEPS_ANALYSIS
 	for id in "$@"; do
 		[ -d "$BL_ROOT/results/$id" ] && ids+=("$BL_ROOT/results/$id") || ids+=("$id")
 	done
 	if [ ${#ids[@]} -gt 0 ]; then
 		"$BL_ROOT/bench/history" add "${ids[@]}"
-	else
+		"$BL_ROOT/bench/history" plot
+	elif [ -z "$check" ]; then
 		"$BL_ROOT/bench/history" rebuild --exclude 'test-*'
+		"$BL_ROOT/bench/history" plot
 	fi
-	"$BL_ROOT/bench/history" plot
+	[ -z "$check" ] || exec "$BL_ROOT/bench/history" check
 }
 
 cmd_variants()

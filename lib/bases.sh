@@ -213,21 +213,28 @@ bl_variant_base()
 
 # bl_base_tree BASE: prints the folder of BASE's unpacked source tree,
 # $BL_CACHE/linux/linux-source-VERSION, fetching and unpacking it first
-# if need be (once per version; the builds and the tests share it).
+# if need be (once per version, under the lock linux-source-VERSION.lock
+# beside it; the builds and the tests share it).
 bl_base_tree()
 {
 	local base=$1 v tarball tree
 	v=$(bl_base_version "$base") || exit 1
 	tree=$BL_CACHE/linux/linux-source-$v
 	if [ ! -f "$tree/.bouncelab-unpacked" ]; then
-		tarball=$(bl_base_tarball "$base") || exit 1
-		bl_log "unpacking $tarball ($(bl_base_package "$base") $v) once"
-		rm -rf "$tree" "$tree.tmp"
-		mkdir -p "$tree.tmp"
-		tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 ||
-			{ rm -rf "$tree.tmp"; bl_die "unpacking $tarball failed"; }
-		mv "$tree.tmp" "$tree"
-		touch "$tree/.bouncelab-unpacked"
+		mkdir -p "$BL_CACHE/linux"
+		bl_lock 8 "$tree.lock" "unpacking $(bl_base_package "$base") $v"
+		# (another may have unpacked it while this one waited)
+		if [ ! -f "$tree/.bouncelab-unpacked" ]; then
+			tarball=$(bl_base_tarball "$base") || exit 1
+			bl_log "unpacking $tarball ($(bl_base_package "$base") $v) once"
+			rm -rf "$tree" "$tree.tmp"
+			mkdir -p "$tree.tmp"
+			tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 ||
+				{ rm -rf "$tree.tmp"; bl_die "unpacking $tarball failed"; }
+			mv "$tree.tmp" "$tree"
+			touch "$tree/.bouncelab-unpacked"
+		fi
+		bl_unlock 8 "$tree.lock"
 	fi
 	echo "$tree"
 }

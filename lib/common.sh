@@ -54,18 +54,61 @@ bl_need_cmd()
 	done
 }
 
-# bl_lock FD FILE WHAT: hold an exclusive lock on FILE as file descriptor
-# FD (until the script exits). While another build holds it, wait
-# BL_LOCK_WAIT seconds (default 1800) at most, then die saying so: a build
-# must never wait forever behind one that is stuck.
+# bl_lock FD FILE WHAT [shared]: hold a lock on FILE as file descriptor FD
+# until bl_unlock or the script exits: exclusive, or with "shared" one
+# that many holders share (to read what an exclusive holder makes). While
+# another process holds it, say at once what it waits for (WHAT, FILE)
+# and who holds it, then wait BL_LOCK_WAIT seconds (default 1800) at most
+# and die saying so: a build must never wait forever behind one that is
+# stuck. An exclusive holder writes who it is into FILE for the waiters.
 bl_lock()
 {
-	local fd=$1 file=$2 what=$3 wait=${BL_LOCK_WAIT:-1800}
-	eval "exec $fd>\"\$file\""
-	flock -n "$fd" && return 0
-	bl_log "$what: another build holds $file; waiting ${wait}s at most"
-	flock -w "$wait" "$fd" ||
-		bl_die "$what: $file is still locked by another build after ${wait}s; wait for it to end or stop it (BL_LOCK_WAIT sets the bound)"
+	local fd=$1 file=$2 what=$3 mode=-x wait=${BL_LOCK_WAIT:-1800} start
+	[ "${4:-}" != shared ] || mode=-s
+	# (<>: opening it must not truncate the holder's note)
+	eval "exec $fd<>\"\$file\""
+	if ! flock -n $mode "$fd"; then
+		start=$(bl_now)
+		bl_log "$what: waiting for $file (${wait}s at most), held by $(bl_lock_holder "$file")"
+		flock -w "$wait" $mode "$fd" ||
+			bl_die "$what: $file is still locked by another build after ${wait}s (held by $(bl_lock_holder "$file")); wait for it to end or stop it (BL_LOCK_WAIT sets the bound)"
+		bl_log "$what: got $file after $(( $(bl_now) - start ))s"
+	fi
+	[ $mode = -s ] || printf '%s %s %s\n' "${BASHPID:-$$}" "$(date +%H:%M:%S)" "$what" >"$file"
+}
+
+# bl_unlock FD FILE: let go of the lock bl_lock took on FILE as FD (and of
+# its note, if it is ours).
+bl_unlock()
+{
+	local pid=''
+	read -r pid _ <"$2" 2>/dev/null || true
+	[ "$pid" != "${BASHPID:-$$}" ] || : >"$2"
+	eval "exec $1>&-"
+}
+
+# Who holds lock FILE, as bl_lock's note says: "pid N (WHAT, since
+# HH:MM:SS: its command line)" while that process lives; else, when
+# /proc/locks shows a shared lock on it, the checks that share it (they
+# write no note).
+bl_lock_holder()
+{
+	local pid='' since='' what='' cmd dev ino id
+	read -r pid since what <"$1" 2>/dev/null || true
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		cmd=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || cmd=''
+		echo "pid $pid ($what, since $since${cmd:+: ${cmd% }})"
+		return
+	fi
+	# /proc/locks names a file MAJOR:MINOR:INODE, the numbers in hex
+	read -r dev ino < <(stat -c '%d %i' "$1" 2>/dev/null) || true
+	id=$(printf '%02x:%02x:%s' $(( (${dev:-0} >> 8) & 0xfff )) \
+		$(( (${dev:-0} & 0xff) | ((${dev:-0} >> 12) & 0xfff00) )) "${ino:-0}")
+	if awk -v id="$id" '$2 == "FLOCK" && $4 == "READ" && $6 == id { f = 1 } END { exit !f }' /proc/locks 2>/dev/null; then
+		echo "checks that share it (a shared lock)"
+	else
+		echo "another process (it left no note)"
+	fi
 }
 
 # Version of an installed Debian package, empty if it is not installed.

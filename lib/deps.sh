@@ -14,6 +14,10 @@ BL_DEPS_KERNEL="linux-source-6.12 gcc make ccache flex bison bc libelf-dev
 BL_DEPS_BOOT="qemu-system-x86 cpio gzip parallel rsync openssh-client"
 # qemu-user: runs the guest's i386 binaries on hosts without IA32 emulation.
 BL_DEPS_GUEST="gcc-multilib dpkg-dev file qemu-user"
+# What only the test suites need (make test, ./run.sh deps --test):
+# openssh-server for compare-test's second host, localhost through a
+# private sshd of its own (the system's sshd is not started or changed).
+BL_DEPS_TEST="openssh-server"
 # Debian's /usr/bin/python3 with pandas (not a python3 that PATH may put
 # first), and gnuplot for the plots.
 BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy python3-debian gnuplot-nox"

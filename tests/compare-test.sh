@@ -198,7 +198,7 @@ test_ssh_host()
 	local name="exact-clock boots over ssh (GNU parallel --sshloginfile, localhost)"
 	local run=$RESULTS/$TAG-ssh rc=0 login remote
 	if [ ! -x /usr/sbin/sshd ]; then
-		t_skip "$name" "no /usr/sbin/sshd (Debian openssh-server; .ci/run installs it)"
+		t_skip "$name" "no /usr/sbin/sshd (Debian openssh-server; make test installs it: ./run.sh deps --test)"
 		return
 	fi
 	[ -d /run/sshd ] || MADE_RUN_SSHD=1

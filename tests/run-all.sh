@@ -48,8 +48,8 @@ set -uo pipefail
 # that boot QEMU last. Every tests/*.settings is named here unless it says
 # default=no.
 ORDER=(helpers analysis scripts-harness scripts-plan scripts-boots
-	scripts-compare scripts-interrupt scripts-initramfs scripts-fetch
-	build patches boot guest compare)
+	scripts-compare scripts-interrupt scripts-initramfs scripts-locks
+	scripts-fetch build patches boot guest compare)
 
 # After the timeout's SIGTERM, the seconds a suite has to end its boots.
 KILL_GRACE=${BL_TEST_KILL_GRACE:-30}

@@ -52,7 +52,8 @@ test_guest_run_disks()
 # fake_qemu_system DIR: a qemu-system-i386 in DIR for the real
 # bench/qemu-boot. FAKE_QEMU=truncated: the guest writes its status, then
 # its results stream is cut short; FAKE_QEMU=sigkill: QEMU is killed by
-# SIGKILL 1 s into the boot.
+# SIGKILL 1 s into the boot; FAKE_QEMU=sleep: QEMU writes its pid to
+# LOG.qemu-pid and sleeps 300 s (as that pid).
 fake_qemu_system()
 {
 	stub "$1/qemu-system-i386" <<-'EOF'
@@ -68,6 +69,9 @@ fake_qemu_system()
 	sigkill)
 		sleep 1
 		kill -KILL $$ ;;
+	sleep)
+		echo $$ >"$log.qemu-pid"
+		exec sleep 300 ;;
 	truncated)
 		g=$(mktemp -d)
 		echo ok >"$g/status"
@@ -108,7 +112,53 @@ test_boot_status()
 			"exit $rc" "status: $(cat "$out/status" 2>/dev/null)" "$(tail -n 3 "$WORK/bs-kill.out")"
 }
 
-t_plan 4
+# parent PID: the parent of process PID.
+parent()
+{
+	awk '{ print $4 }' "/proc/$1/stat" 2>/dev/null
+}
+
+# A SIGKILL cannot be passed on: whichever of the boot's wrappers gets it
+# (qemu-boot's timeout, or qemu-boot itself), QEMU must not outlive it.
+test_qemu_dies_with_wrapper()
+{
+	local sb victim boot qpid tpid name
+	sb=$(sandbox qemu-orphan)
+	fake_cache
+	fake_qemu_system "$WORK/fakebin-qemu"
+	for victim in timeout qemu-boot; do
+		name="qemu-boot: QEMU dies within 5 s when its $victim is SIGKILLed"
+		rm -f "$WORK/orphan.log.qemu-pid"
+		PATH=$WORK/fakebin-qemu:$PATH FAKE_QEMU=sleep "$sb/bench/qemu-boot" -t 120 \
+			-k "$BL_CACHE/kernels/pre/bzImage" -i "$BL_CACHE/guest/initramfs.cpio.gz" \
+			-l "$WORK/orphan.log" >/dev/null 2>&1 &
+		boot=$!
+		if ! wait_file "$WORK/orphan.log.qemu-pid" 20; then
+			t_fail "$name" "the fake QEMU never started"
+			kill -KILL "$boot" 2>/dev/null
+			continue
+		fi
+		qpid=$(cat "$WORK/orphan.log.qemu-pid")
+		tpid=$(parent "$qpid")
+		# the chain is qemu-boot -> timeout -> QEMU, or the test means nothing
+		if [ "$(parent "$tpid")" != "$boot" ] || [ "$(cat "/proc/$tpid/comm")" != timeout ]; then
+			t_fail "$name" "QEMU's parent $tpid is not a timeout under qemu-boot $boot"
+			kill -KILL "$qpid" "$tpid" "$boot" 2>/dev/null
+			continue
+		fi
+		if [ $victim = timeout ]; then kill -KILL "$tpid"; else kill -KILL "$boot"; fi
+		wait "$boot" 2>/dev/null
+		if gone_within 5 "$qpid" && gone_within 1 "$tpid"; then
+			t_ok "$name"
+		else
+			t_fail "$name" "still running: $(ps -o pid=,args= -p "$qpid" -p "$tpid" 2>&1)"
+			kill -KILL "$qpid" "$tpid" 2>/dev/null
+		fi
+	done
+}
+
+t_plan 6
 test_guest_run_disks
 test_boot_status
+test_qemu_dies_with_wrapper
 t_summary

@@ -3,7 +3,8 @@
 #
 # The test tooling itself: tests/run-all.sh (exit codes, skipped counts, each
 # suite's settings: its timeout and its needs), tests/lib.sh's KTAP output and
-# plan, and patches-test.sh's checkpatch.pl check when checkpatch crashes.
+# plan, patches-test.sh's checkpatch.pl check when checkpatch crashes, and
+# the packages make test installs for the suites.
 # Sandboxes and stubs: tests/scripts-lib.sh.
 set -uo pipefail
 
@@ -98,14 +99,6 @@ test_run_all_skipped()
 	[ $rc = 0 ] && [ "$(tail -n 1 <<<"$out")" = "3 passed, 0 failed, 5 skipped" ] &&
 		t_ok "run-all: adds up the suites' skipped counts" ||
 		t_fail "run-all: adds up the suites' skipped counts" "exit $rc" "$out"
-}
-
-# gone PID: PID has ended (a zombie waiting for init to reap it has too).
-gone()
-{
-	local st
-	st=$(ps -o stat= -p "$1" 2>/dev/null)
-	[[ -z $st || $st == Z* ]]
 }
 
 # A suite past its timeout is killed, with the processes it started, and
@@ -279,7 +272,25 @@ print "$ARGV[-1]:1: WARNING:BAR: something\n";
 print "total: 0 errors, 1 warnings, 0 checks, 1 lines checked\n"; exit 1;'
 }
 
-t_plan 21
+# make test installs what its suites need, compare-test's sshd
+# (openssh-server) included: the package lists make test's deps step asks
+# for, in a sandbox whose bl_deps_install only records them.
+test_make_test_deps()
+{
+	local sb name="make test installs the suites' packages too (openssh-server)"
+	sb=$(sandbox make-test-deps)
+	echo 'bl_deps_install() { echo "$*" >>"$BL_ROOT/DEPS"; }' >>"$sb/lib/deps.sh"
+	make -s -C "$sb" test-deps >/dev/null 2>&1
+	if make -n -C "$sb" test 2>/dev/null | grep -qx './run.sh deps --test' &&
+	   grep -qw openssh-server "$sb/DEPS" && grep -qw qemu-system-x86 "$sb/DEPS"; then
+		t_ok "$name"
+	else
+		t_fail "$name" "make -n test: $(make -n -C "$sb" test 2>&1 | head -n 3)" \
+			"asked for: $(cat "$sb/DEPS" 2>&1)"
+	fi
+}
+
+t_plan 22
 test_run_all_exit_code
 test_harness
 test_run_all_skipped
@@ -288,4 +299,5 @@ test_run_all_interrupt
 test_run_all_needs
 test_run_all_settings
 test_checkpatch_crash
+test_make_test_deps
 t_summary

@@ -110,6 +110,25 @@ wait_file()
 	return 1
 }
 
+# gone PID: PID has ended (a zombie waiting for init to reap it has too).
+gone()
+{
+	local st
+	st=$(ps -o stat= -p "$1" 2>/dev/null)
+	[[ -z $st || $st == Z* ]]
+}
+
+# gone_within SECONDS PID: true once PID has ended, SECONDS at most.
+gone_within()
+{
+	local i
+	for i in $(seq 1 $(( $1 * 10 ))); do
+		gone "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # run_sh_sandbox NAME: a sandbox whose ./run.sh compare installs and builds
 # nothing (deps, kernels/build and guest/build are stubs) and boots the
 # fake QEMU on the fake cache; prints its path.

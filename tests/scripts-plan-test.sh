@@ -148,6 +148,75 @@ test_unknown_jobs()
 	done
 }
 
+# --- the job files, parsed by fio before anything is built -------------------
+
+# fake_fio_parser: the guest fio of the fake cache, a stand-in for the
+# static i386 fio that ./run.sh guest builds (this suite builds nothing).
+# What is tested is the planner's side: every job file goes to the guest's
+# fio with --parse-only and the guest's variables, and fio's verdict stops
+# the run; not fio's parser, which compare-test.sh has reject a job for
+# real. Like fio 3.33 (parse.c) it rejects rw=nonsense with "fio: failed
+# parsing rw=nonsense" and exit 1; it logs each call to $WORK/fio-calls.
+fake_fio_parser()
+{
+	stub "$BL_CACHE/guest/bin/fio" <<-EOF
+	[ "\$1" = --help ] && exit 0
+	echo "\$* BL_DISK=\${BL_DISK:-unset} BL_FS_DIR=\${BL_FS_DIR:-unset}" >>"$WORK/fio-calls"
+	[ "\$1" = --parse-only ] || { echo "fio: not a parse: \$*"; exit 3; }
+	if grep -qx 'rw=nonsense' "\${@: -1}"; then
+		echo 'fio: failed parsing rw=nonsense' >&2
+		exit 1
+	fi
+	EOF
+}
+
+# A job file fio rejects exits 2 naming the file and fio's message, in a
+# dry run and before ./run.sh compare builds anything; with no guest fio
+# built yet a dry run says it did not check the jobs.
+test_jobs_parsed()
+{
+	local sb out rc name jobs=$WORK/nonsense-jobs
+	local small=(--variants pre --disks virtio --pressure none --reps 1
+		--probe-jobs none --integrity-jobs none --pressure-disks none
+		--jobs-dir "$jobs")
+	sb=$(run_sh_sandbox jobs-parsed)
+	fake_fio_parser
+	mkdir -p "$jobs"
+	cp "$sb/bench/jobs/smoke-randread.fio" "$jobs/"
+	printf '[bad]\nfilename=${BL_DISK}\nrw=nonsense\n' >"$jobs/bad.fio"
+
+	name="compare --dry-run: a job file fio rejects exits 2, naming the file and fio's message"
+	rc=0
+	out=$("$sb/run.sh" compare "${small[@]}" --jobs smoke-randread,bad --dry-run 2>&1) || rc=$?
+	[ $rc = 2 ] && grep -qx "bouncelab: error: fio rejects job file $jobs/bad.fio (see above)" <<<"$out" &&
+	   grep -qx '  fio: failed parsing rw=nonsense' <<<"$out" && ! grep -q 'total: about' <<<"$out" &&
+		t_ok "$name" || t_fail "$name" "exit $rc" "$out"
+
+	name="compare --dry-run: each job file parsed by the guest fio with the guest's variables"
+	rc=0 && rm -f "$WORK/fio-calls"
+	out=$("$sb/run.sh" compare "${small[@]}" --jobs smoke-randread --dry-run 2>&1) || rc=$?
+	[ $rc = 0 ] && grep -q 'total: about' <<<"$out" &&
+	   grep -qx -- "--parse-only --warnings-fatal $jobs/smoke-randread.fio BL_DISK=/dev/null BL_FS_DIR=/tmp" \
+		"$WORK/fio-calls" &&
+		t_ok "$name" || t_fail "$name" "exit $rc" "$out" "calls: $(cat "$WORK/fio-calls" 2>&1)"
+
+	name="run.sh compare: a job file fio rejects exits 2 before anything is built"
+	rc=0
+	out=$("$sb/run.sh" compare "${small[@]}" --jobs bad --accel tcg --run-id jp-run 2>&1) || rc=$?
+	[ $rc = 2 ] && [ ! -e "$sb/kernels/BUILT" ] && [ ! -e "$sb/results/jp-run" ] &&
+	   grep -q "fio rejects job file $jobs/bad.fio" <<<"$out" &&
+		t_ok "$name" || t_fail "$name" "exit $rc" "built: $(ls "$sb/kernels/BUILT" 2>&1)" "$out"
+
+	name="compare --dry-run with no guest fio built: the plan, and a word that the jobs were not checked"
+	rc=0
+	out=$(BOUNCELAB_CACHE=$WORK/no-fio-cache "$sb/run.sh" compare "${small[@]}" --jobs bad --dry-run 2>&1) ||
+		rc=$?
+	[ $rc = 0 ] && grep -q 'total: about' <<<"$out" &&
+	   grep -q "job files not checked by fio: no guest fio at $WORK/no-fio-cache/guest/bin/fio yet" <<<"$out" &&
+		t_ok "$name" || t_fail "$name" "exit $rc" "$out"
+	fake_cache
+}
+
 # --- bench/compare, ./run.sh compare: a bad argument exits 2 -------------------
 
 # Every refused argument exits 2 with its message, before any run folder
@@ -306,10 +375,11 @@ test_variants()
 		t_fail "variants: DEFAULT/x and y are both the default base's, 9.99/z is not" "$out"
 }
 
-t_plan 44
+t_plan 48
 test_plan_options
 test_dry_run
 test_unknown_jobs
+test_jobs_parsed
 test_bad_arguments
 test_lab_description
 test_variants

@@ -4,10 +4,13 @@ an hour), and the plan they make.
 
 plan(o, lab, root) -> the plan dict, or raises BadArg (exit 2): an empty
 matrix, an unknown variant, disk, clock, pressure or job, a disk under
-two clocks, a probe job that is not a job. built(plan, cache) then checks
-what a real run needs (a dry run needs nothing built): the host's
-commands, the guest fio, each kernel and the initramfs (NotBuilt: exit
-1), and has the guest's fio parse every job file (BadArg).
+two clocks, a probe job that is not a job. jobs(o, cache) has the guest's
+fio parse every job file (BadArg naming the file, with fio's message),
+before anything is built or booted; with no guest fio built yet it says
+the check is skipped. built(plan, cache) then checks what a real run
+needs (a dry run needs nothing built): the host's commands, the guest
+fio, each kernel and the initramfs (NotBuilt: exit 1), and parses the
+job files with that fio.
 
 kernels/variants is read by lib/variants.sh, in one bash call: its
 parser stays the one the kernel build uses.
@@ -17,6 +20,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 from analysis import labconf as L
 
@@ -123,7 +127,9 @@ def job_files(o, probes=False):
 
 def _fio(fio, args):
     """The guest's static i386 fio run on the host: directly, else (a host
-    without 32-bit support) under qemu-i386."""
+    without 32-bit support) under qemu-i386. The guest's environment
+    (guest/init: BL_DISK, BL_FS_DIR) as harmless placeholders: --parse-only
+    opens nothing."""
     env = dict(os.environ, BL_DISK="/dev/null", BL_FS_DIR="/tmp")
     try:
         r = subprocess.run([fio, "--help"], stdout=subprocess.DEVNULL,
@@ -139,20 +145,49 @@ def _fio(fio, args):
                           text=True, errors="replace")
 
 
-def built(o, p, cache):
-    """What a real run needs, built and on the host."""
-    for cmd in ["parallel"] + (["rsync", "ssh"] if o.sshloginfile else []):
-        if not shutil.which(cmd):
-            raise NotBuilt(f"'{cmd}' not found; run './run.sh deps' first")
-    fio = os.path.join(cache, "guest", "bin", "fio")
-    if not os.access(fio, os.X_OK):
-        raise NotBuilt(f"no guest fio at {fio}; run './run.sh guest'")
+def _guest_fio(cache):
+    return os.path.join(cache, "guest", "bin", "fio")
+
+
+def _parse_jobs(o, fio):
+    """fio --parse-only on every job file of the run; BadArg for the first
+    one fio rejects, fio's message indented before it."""
     for j in job_files(o):
         path = os.path.join(o.jobs_dir, j + ".fio")
         r = _fio(fio, ["--parse-only", "--warnings-fatal", path])
         if r.returncode != 0:
             out = "".join("  " + line + "\n" for line in r.stdout.splitlines())
             raise BadArg(f"fio rejects job file {path} (see above)", out)
+
+
+def jobs(o, cache):
+    """The job files parsed by the guest's fio, before anything is built
+    (a dry run, ./run.sh compare before its builds). With no guest fio yet,
+    or none this host can run, a note says the check is skipped: the real
+    run checks them (built) before its first boot."""
+    fio = _guest_fio(cache)
+    why = None
+    if not os.access(fio, os.X_OK):
+        why = f"no guest fio at {fio} yet (./run.sh guest builds it)"
+    else:
+        try:
+            _parse_jobs(o, fio)
+        except NotBuilt as e:
+            why = str(e)
+    if why:
+        print(f"bouncelab: job files not checked by fio: {why}; a run checks them "
+              "before its first boot", file=sys.stderr)
+
+
+def built(o, p, cache):
+    """What a real run needs, built and on the host."""
+    for cmd in ["parallel"] + (["rsync", "ssh"] if o.sshloginfile else []):
+        if not shutil.which(cmd):
+            raise NotBuilt(f"'{cmd}' not found; run './run.sh deps' first")
+    fio = _guest_fio(cache)
+    if not os.access(fio, os.X_OK):
+        raise NotBuilt(f"no guest fio at {fio}; run './run.sh guest'")
+    _parse_jobs(o, fio)
     for v in p["variants"]:
         if not os.path.isfile(os.path.join(cache, "kernels", v, "bzImage")):
             raise NotBuilt(f"kernel '{v}' not built; run './run.sh build {v}'")

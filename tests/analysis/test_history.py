@@ -35,17 +35,17 @@ ADD_ORDER = ["run-c", "run-a"]          # then run-b on its own
 
 
 def history_run(root, version, started, post_scale, seed=1, failed_boot=False,
-                meta=True):
+                meta=True, sigma=SIGMA):
     """pre-fixed (bouncing) and post, REPS boots each, interleaved; the
-    noise depends only on the seed, so two runs with the same seed and
-    scale have identical values. The kernels are built from version (their
-    build-info.json says so, as meta.json does)."""
+    noise (log-normal, sigma) depends only on the seed, so two runs with
+    the same seed and scale have identical values. The kernels are built
+    from version (their build-info.json says so, as meta.json does)."""
     rng = np.random.default_rng(seed)
     build = dict(source_version=version, kernel_release=release(version)) if version else {}
     boots = []
     for rep in range(1, REPS + 1):
         for v in ("pre-fixed", "post"):
-            noise = float(rng.lognormal(0, SIGMA))
+            noise = float(rng.lognormal(0, sigma))
             boots.append(dict(
                 variant=v, disk=DISK, pressure="none", rep=rep, build=build,
                 jobs=[dict(device="usb", job=JOB,

@@ -8,6 +8,8 @@
   figures   the headline metrics over time (history-*.png/.svg)
   markdown  history.md
   commands  add, rebuild and plot, as bench/history calls them
+  check     the newest run's headline moves beyond their smallest
+            effect of interest (bench/history check)
 
 analysis.versions puts the kernel versions on the x axis (versions-*.png,
 "Across kernel versions" in history.md).

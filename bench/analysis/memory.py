@@ -34,10 +34,11 @@ FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
              "bounce_pages_taken", "bounce_alloc_us_per_page"]
 # What pressure does to a job, most telling first.
 PRESSURE_METRICS = ["write_bw", "read_iops", "read_lat_p99_us", "read_lat_p99.9_us",
-                    "allocstall_per_s", "pgscan_per_s", "pgsteal_per_s",
-                    "psi_some_us_per_s", "psi_full_us_per_s", "lowfree_min_kb",
+                    "pgsteal_per_mib_written", "psi_some_us_per_s",
+                    "allocstall_per_mib_written", "pgscan_per_mib_written",
+                    "psi_full_us_per_s", "lowfree_min_kb", "cpu_s_per_gib",
                     "bounce_pages_peak", "bounce_alloc_max_us",
-                    "bounce_reserve_used_pages"]
+                    "bounce_reserve_used_pages", "dose_lowfree_kb", "dose_highfree_kb"]
 # The dose-response figure's panels: (metric, axis label, scale).
 DOSE_PANELS = [("write_bw", "writeback MB/s (incl. fsync)", 1e-6),
                ("read_lat_p99.9_us", "reader p99.9 latency, ms", 1e-3),
@@ -318,6 +319,52 @@ def _spread_line(run, pressure, job, variants):
             "NOT deterministic: the verdicts rest on the test across boots")
     return (f"| spread of repeated boots, writeback bandwidth (max/min − 1) | candidate | "
             f"{'; '.join(parts)}: {word} |" + " |" * (len(variants) + 0))
+
+
+def first_screen_line(run, verdicts):
+    """The memory result in one sentence, from the first pressure level
+    and the candidate disk of the pressure jobs: the bounce kernel's
+    bounce pages at most in flight (exact) against the lowmem the dose
+    left free, and its writeback bandwidth against the removed kernel's
+    and the baseline's, with CIs; "" when the run has no pressure boot."""
+    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    lvls = [p for p in levels(run) if p != "none"]
+    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    if not pressure_jobs or not lvls or not bnc or verdicts is None or verdicts.empty:
+        return ""
+    p, t = lvls[0], run.tidy
+    t = t[(t["pressure"] == p) & t["job"].isin(pressure_jobs)]
+    disks = [d for d in dict.fromkeys(t["disk"]) if "/" not in str(d) and ROLES.is_candidate(run, d)]
+    if not disks:
+        return ""
+    disk, job = disks[0], sorted(set(t["job"]))[0]
+    sel = t[(t["variant"] == bnc[0]) & (t["disk"] == disk) & (t["job"] == job)]
+    peak = sel[sel["metric"] == "bounce_pages_peak"]["value"]
+    low = t[(t["disk"] == disk) & (t["job"] == job) & (t["metric"] == "dose_lowfree_kb")]["value"]
+    head = f"Memory, under {p} ({disk}, {job}): "
+    if len(peak):
+        pk = float(peak.max()) * 4 / 1024
+        head += f"{bnc[0]} holds up to {pk:.1f} MiB of bounce pages"
+        if len(low):
+            head += f" ({100 * pk * 1024 / float(low.median()):.0f}% of the {float(low.median()) / 1024:.1f} MiB LowFree the dose leaves)"
+    else:
+        head += f"{bnc[0]}'s bounce pages were not counted"
+    others = [(o, ROLES.variant_role(run, o)) for o in
+              ROLES.labels_with_role(run, ROLES.REMOVED) + ROLES.labels_with_role(run, ROLES.BASELINE)]
+    cells = []
+    for o, _ in others:
+        c = oriented(verdicts, "write_bw", disk, job, p, bnc[0], o)
+        if c is None or not np.isfinite(c["ratio"]):
+            continue
+        ci = (f"{_fmt(c['lo'])}–{_fmt(c['hi'])}, " if np.isfinite(c["lo"]) and
+              np.isfinite(c["hi"]) else "")
+        verdict = _cell(c)[len(_fmt(c["ratio"])):].strip()
+        if ci:
+            verdict = verdict[verdict.index(")") + 1:].strip()
+        cells.append(f"{_fmt(c['ratio'])}x {o}'s ({ci}{verdict})")
+    if cells:
+        head += ", and its writeback bandwidth is " + "; ".join(cells)
+    return head + "."
 
 
 def section(run, verdicts, figures=None, run_dir=None):

@@ -331,6 +331,9 @@ def first_screen(run, verdicts, figures, run_dir):
     if table:
         out += table + [""]
     out += [f"- {line}" for line in XB.share_lines(run, verdicts)]
+    mem = MEM.first_screen_line(run, verdicts)
+    if mem:
+        out.append(f"- {mem}")
     out += [HT.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"

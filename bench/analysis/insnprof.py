@@ -167,3 +167,22 @@ def job_rows(counts, window_ns, ios, ns_per_insn):
     if n is not None:
         rows.append(("insn_bounces_per_io", n / ios))
     return rows
+
+
+# The units that carry to another CPU: counts per I/O, not times.
+COUNTS = ("insn_instructions_per_io", "insn_copy_iters_per_io", "insn_copy_bytes_per_io")
+
+
+def count_rows(counts, ios):
+    """[(metric, value)] of one window in counts per I/O: instructions
+    (user and kernel), the rep movs iterations among them, and the bytes
+    those iterations moved (a format 1 file, without bytes, gives no
+    bytes row: not measured, not 0)."""
+    if not ios:
+        return []
+    rows = [("insn_instructions_per_io", (counts["user"] + counts["kernel"]) / ios),
+            ("insn_copy_iters_per_io",
+             sum(copy for _c, _n, copy in counts["syms"].values()) / ios)]
+    if counts.get("copy_bytes") is not None:
+        rows.append(("insn_copy_bytes_per_io", sum(counts["copy_bytes"].values()) / ios))
+    return rows

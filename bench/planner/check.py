@@ -64,7 +64,8 @@ def _clock(lab, name):
 
 def plan(o, lab, root):
     """The checked plan of Options o."""
-    if not (o.variants and o.disks and (o.jobs or o.integrity_jobs) and o.pressures):
+    if not (o.variants and o.disks and o.pressures
+            and (o.jobs or o.integrity_jobs or (o.sweep_disks and o.sweep_jobs))):
         raise BadArg(f"empty matrix (variants '{' '.join(o.variants)}', disks '{' '.join(o.disks)}', "
                      f"jobs '{' '.join(o.jobs)}', integrity jobs '{' '.join(o.integrity_jobs)}', "
                      f"pressure '{' '.join(o.pressures)}')")
@@ -97,6 +98,15 @@ def plan(o, lab, root):
             if p in o.pressures:
                 raise BadArg(f"pressure '{p}' is both a pressure of every boot and a "
                              "pressure level; name it once")
+    if o.sweep_disks and o.sweep_jobs:
+        # the sweep runs in the boots of disk entries, none of its own
+        entries = {B.entry_disks(e) for e in o.disks}
+        for e in o.sweep_disks:
+            if B.entry_disks(e) not in entries:
+                raise BadArg(f"sweep disk '{e}' is not among the disks ({' '.join(o.disks)}): "
+                             "the sweep runs in that entry's boots")
+    else:
+        o.sweep_disks, o.sweep_jobs = [], []
     if not re.fullmatch(r"[1-9][0-9]*", o.lowfree_raw):
         raise BadArg(f"--lowfree-mb wants MiB, not '{o.lowfree_raw}'")
     o.lowfree_mb = int(o.lowfree_raw)
@@ -118,7 +128,8 @@ def plan(o, lab, root):
 def job_files(o, probes=False):
     """The job names a run's boots read (the probe jobs are among them)."""
     pj = o.pressure_jobs if o.pressure_disks else []
-    return (o.jobs + (o.probe_jobs if probes else []) + o.integrity_jobs + pj)
+    sj = o.sweep_jobs if o.sweep_disks else []
+    return (o.jobs + (o.probe_jobs if probes else []) + o.integrity_jobs + pj + sj)
 
 
 def _fio(fio, args):

@@ -239,6 +239,43 @@ def _within_boot_ratios(tidy, lab):
     return out
 
 
+def _within_boot_costs(tidy, lab):
+    """Rows of the pseudo-disk "A/B" (as _within_boot_ratios) of the
+    metric bounce_ns_per_byte: what the bounce adds per byte moved, the
+    candidate's time per I/O (1 / IOPS) less its control's in the same
+    boot, over the bytes of one I/O (bandwidth / IOPS). Only for a job
+    that moved data one way (a mixed job's I/Os differ in size), and
+    only where both disks have the time."""
+    pairs = L.control_pairs(lab)
+    if not pairs or not tidy:
+        return []
+    df = pd.DataFrame(tidy)
+    keys = ["variant", "job", "pressure", "rep", "boot"]
+    wide = df[df["metric"].isin(["time_wall_us_per_io", "read_bw", "read_iops",
+                                 "write_bw", "write_iops"])].pivot_table(
+        index=keys + ["disk"], columns="metric", values="value", aggfunc="first")
+    out = []
+    for a, b in pairs:
+        if a not in wide.index.get_level_values("disk") or \
+                b not in wide.index.get_level_values("disk"):
+            continue
+        wa, wb = wide.xs(a, level="disk"), wide.xs(b, level="disk")
+        for key, ra in wa.iterrows():
+            if key not in wb.index:
+                continue
+            rb = wb.loc[key]
+            sizes = [ra.get(f"{d}_bw", np.nan) / ra.get(f"{d}_iops", np.nan)
+                     for d in ("read", "write") if ra.get(f"{d}_iops", 0) > 0]
+            if len(sizes) != 1 or not np.isfinite(sizes[0]) or sizes[0] <= 0:
+                continue
+            cost = ra.get("time_wall_us_per_io", np.nan) - rb.get("time_wall_us_per_io", np.nan)
+            if np.isfinite(cost):
+                out.append(dict(zip(keys, key), disk=L.ratio_disk(a, b),
+                                metric="bounce_ns_per_byte", value=cost * 1000 / sizes[0],
+                                unit=M.unit("bounce_ns_per_byte")))
+    return out
+
+
 def load_run(path):
     """Read a run folder. Raises RunError when there is nothing to read."""
     if not os.path.isdir(path):
@@ -307,6 +344,7 @@ def load_run(path):
                        for d, p, v in curve]
 
     tidy += _within_boot_ratios(tidy, lab)
+    tidy += _within_boot_costs(tidy, lab)
 
     # Boots the runner planned (matrix.tsv) that never reached boots.tsv:
     # an interrupted run. Listed, like every other gap.

@@ -111,9 +111,16 @@ def cells(run, slots=None):
 
 def deciding_cells(run):
     """The cells that decide whether an entry needs more reps: the I/O-time
-    slots of the unprobed performance jobs."""
+    slots of the unprobed performance jobs; of the I/O-size sweep's jobs
+    (sweep.py) the throughput only: its latency tail is a job's slowest
+    few I/Os (32 of them at 1 MiB), where a timer tick lands or not, and
+    the sweep is there for the cost per byte."""
+    from . import sweep as SW
     c = cells(run, slots=EXACT_SLOTS)
-    return c[~c["job"].str.endswith(PROBED)]
+    c = c[~c["job"].str.endswith(PROBED)]
+    tail = c["job"].map(lambda j: SW.shape(j) is not None) & \
+        ~c["metric"].isin(["read_iops", "write_iops"])
+    return c[~tail]
 
 
 def undecided(run):

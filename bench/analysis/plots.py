@@ -22,6 +22,7 @@ from . import memory as MEM
 from . import metrics as M
 from . import rawfiles as R
 from . import stats as S
+from . import sweep as SW
 from . import tidy as T
 
 GP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plots")
@@ -36,6 +37,7 @@ SIZES = {
     "forest": (900, 300),
     "dose-response": (1000, 760),
     "pressure-timeline": (1000, 820),
+    "sweep": (1000, 520),
 }
 PX_PER_FOREST_ROW = 16
 # The bar figures: (file-name prefix, metric), from the registry's "plot"
@@ -279,6 +281,27 @@ def bounced_bytes(run, p):
              width=len(rows) * PX_PER_LABEL + 150)
 
 
+def sweep(run, p):
+    """The I/O-size sweep: removed/bounce and baseline/bounce IOPS per
+    size, read and write, with the determinism bound as the band."""
+    rows = SW.figure_rows(run)
+    if not rows:
+        return
+    pts = SW.points(run)
+    bounce, base, rem = pts[0]["bounce"], pts[0]["base"], pts[0]["removed"] or "removed"
+    blocks = []
+    for d in ("read", "write"):
+        blocks.append("\n".join(f"{kib} {_num(r)} {_num(b)}"
+                                 for dd, kib, r, b, _ in sorted(rows, key=lambda x: x[1])
+                                 if dd == d) or "? ? ?")
+    title = (f"IOPS against {bounce} by I/O size, ram-bounce, instruction time\n"
+             f"{T.kernel_title(run)}")
+    p.render("sweep", "sweep", "\n\n\n".join(blocks) + "\n",
+             dict(title=title, bound=rows[0][4], rem=f"{rem}/{bounce}", base=f"{base}/{bounce}"),
+             f"{rem}/{bounce} and {base}/{bounce} IOPS against I/O size (band: the "
+             f"{rows[0][4]:g}% determinism bound)", "the I/O-size sweep")
+
+
 def _labmon_data(mon):
     """labmon columns -> the timeline data file; None when unusable."""
     def col(name, scale=1.0):
@@ -463,6 +486,7 @@ def make_plots(run, verdicts, outdir, gp_dir=GP_DIR, everything=False):
         metric_bars(run, verdicts, p, prefix, metric, everything)
     latency_curves(run, p, everything)
     bounced_bytes(run, p)
+    sweep(run, p)
     disk_timelines(run, p)
     if everything:
         job_timelines(run, p)

@@ -121,9 +121,17 @@ _add("bounce_pages_mean", "pages", LEVEL, "bounce pages in flight, time-weighted
 _add("bounce_lowmem_peak_kib", "KiB", LEVEL, "lowmem held by bounce pages, peak (exact)")
 _add("bounce_pages_taken", "pages", LEVEL, "bounce pages taken over the job")
 _add("bounce_pages_per_io", "pages", LEVEL, "bounce pages taken per I/O (exact)")
-# tidy.py, on the within-boot pseudo-disk "A/B": A's time per I/O less
-# B's, per byte of one I/O (the I/O-size sweep's cost per byte)
-_add("bounce_ns_per_byte", "ns/B", COST, "bounce's added time per byte (candidate less control disk, same boot)")
+# tidy.py, on the within-boot pseudo-disk "A/B", counted: A's
+# instructions per I/O less B's in the same boot (the lab's instruments
+# left out), per byte of one I/O, per bounce; the bytes the bounce copied
+_add("bounce_ns_per_byte", "ns/B", COST,
+     "bounce's added time per byte, counted (candidate less control disk, same boot)")
+_add("bounce_us_per_bounce", "µs", COST,
+     "bounce's added time per bounced bio, counted (candidate less control disk, same boot)")
+_add("bounce_copy_us_per_bounce", "µs", COST,
+     "bounce's copy per bounced bio, counted (candidate less control disk, same boot)")
+_add("bounce_copied_bytes_per_gib", "B/GiB", LEVEL,
+     "bytes the bounce copied per GiB moved, counted (candidate less control disk)")
 _add("bounce_alloc_us_per_page", "µs", COST, "time in mempool_alloc per bounce page")
 _add("bounce_alloc_max_us", "µs", LATENCY, "longest mempool_alloc for a bounce page")
 _add("bounce_reserve_used_pages", "pages", LEVEL, "bounce pool reserve used, most at once")

@@ -238,15 +238,31 @@ class SweepRun(unittest.TestCase):
         row = next(x for x in lines if "sweep-randwrite-1m-qd1" in x)
         self.assertIn("| 1.00 | 256.00 |", row)
 
-    def test_within_boot_cost_per_byte(self):
+    def test_within_boot_costs_counted(self):
         t = self.r.tidy
-        c = t[(t["metric"] == "bounce_ns_per_byte") & (t["job"] == "sweep-randwrite-1m-qd1")]
-        self.assertEqual(set(c["disk"]), {"ram-bounce/ram"})
-        self.assertEqual(len(c), 6)
-        pf = c[c["variant"] == "pre-fixed"]["value"].to_numpy()
-        self.assertAlmostEqual(float(pf[0]), self.point("sweep-randwrite-1m-qd1")["d_ns_byte"],
-                               places=6)
-        self.assertTrue(np.allclose(c[c["variant"] == "pre"]["value"], 0))
+        t = t[t["disk"] == "ram-bounce/ram"]
+
+        def vals(metric, job, variant):
+            return t[(t["metric"] == metric) & (t["job"] == job) &
+                     (t["variant"] == variant)]["value"].to_numpy()
+        job = "sweep-randwrite-1m-qd1"
+        self.assertEqual(len(t[(t["metric"] == "bounce_ns_per_byte") & (t["job"] == job)]), 6)
+        pf = vals("bounce_ns_per_byte", job, "pre-fixed")
+        self.assertTrue(np.allclose(pf, self.point(job)["d_ns_byte"]))
+        self.assertTrue(np.allclose(vals("bounce_ns_per_byte", job, "pre"), 0))
+        added = sum(c for s, (c, _, _, _) in syms("pre-fixed", "write", 256).items()
+                    if s not in BASE)
+        # one bounced bio per I/O: all of it, and its copy, per bounce
+        self.assertTrue(np.allclose(vals("bounce_us_per_bounce", job, "pre-fixed"),
+                                    added * NS / 1000))
+        self.assertTrue(np.allclose(vals("bounce_copy_us_per_bounce", job, "pre-fixed"),
+                                    4096 * 256 * NS / 1000))
+        # every byte moved was copied once; a kernel that bounces nothing
+        # copies none and has no cost per bounce (no bounce to divide by)
+        self.assertTrue(np.allclose(vals("bounce_copied_bytes_per_gib", job, "pre-fixed"),
+                                    1 << 30))
+        self.assertTrue(np.allclose(vals("bounce_copied_bytes_per_gib", job, "post"), 0))
+        self.assertEqual(len(vals("bounce_us_per_bounce", job, "post")), 0)
 
     def test_section_and_figure(self):
         lines = SW.section(self.r)

@@ -13,10 +13,11 @@ import tempfile
 import unittest
 
 import numpy as np
+import pandas as pd
 
 import helpers as H
 from analysis import headline_table as HT, insnbudget, insnprof as X, plots, report
-from analysis import stats as S, sweep as SW, tidy
+from analysis import stats as S, sweep as SW, tidy, versions as V
 from analysis.monitors import queue_limits
 
 NS = 8
@@ -301,3 +302,32 @@ class SweepRun(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class VersionsCounted(unittest.TestCase):
+    """The versions table takes the bytes copied and the cost per bounce
+    from the count: a column for the read and one for the write, on the
+    within-boot disk, for each kernel that bounced; "not measured" for
+    one that did not (never 0)."""
+
+    def test_counted_columns(self):
+        rows = []
+        for ver, label, cost in (("5.10.262-1", "5.10/stock", 40.0),
+                                 ("6.1.192-3", "6.1/stock", None)):
+            for job in ("lat-randread-4k-qd1", "lat-randwrite-4k-qd1", "sweep-randread-4k-qd1"):
+                if cost is not None:
+                    rows.append(dict(kernel_source_version=ver, variant=label, run_id="r",
+                                     metric="bounce_us_per_bounce", disk="ram-bounce/ram",
+                                     job=job, pressure="none", median=cost,
+                                     ci_low=cost, ci_high=cost, _rank=1))
+        sel = pd.DataFrame(rows)
+        labels = [({"version": "5.10.262-1", "release": "5.10.262"}, "5.10/stock", "bounce"),
+                  ({"version": "6.1.192-3", "release": "6.1.192"}, "6.1/stock", "baseline")]
+        pairs = next(p for g, _, p in V.HEADLINES if g == "cost-counted")
+        header, out = V.table(sel, labels, pairs)
+        self.assertEqual(header[4:6], ["ram-bounce/ram lat-randread-4k-qd1 all",
+                                       "ram-bounce/ram lat-randwrite-4k-qd1 all"])
+        self.assertNotIn("sweep", " ".join(header))
+        self.assertEqual(out[0][4:6], ["40 [40, 40]", "40 [40, 40]"])
+        self.assertEqual(out[1][4:6], [V.NOT_MEASURED, V.NOT_MEASURED])
+        self.assertTrue(V.is_candidate("ram-bounce/ram"))

@@ -292,6 +292,25 @@ class SweepRun(unittest.TestCase):
         self.assertIn("Units that carry", md)
         self.assertEqual(HT.headline_table(self.r, verdicts), [])
 
+    def test_spread_is_reported_not_decided(self):
+        from analysis import determinism as D
+        with tempfile.TemporaryDirectory() as d:
+            run = sweep_run(os.path.join(d, "r"))
+            t = run.tidy
+            hit = ((t["job"] == "sweep-randwrite-1m-qd1") & (t["variant"] == "post") &
+                   (t["rep"] == 2) & (t["metric"] == "write_iops") & (t["disk"] == "ram-bounce"))
+            self.assertEqual(int(hit.sum()), 1)
+            t.loc[hit, "value"] *= 1.01
+            cells = D.cells(run)
+            self.assertFalse(cells[(cells["job"] == "sweep-randwrite-1m-qd1") &
+                                   (cells["disk"] == "ram-bounce") &
+                                   (cells["variant"] == "post")]["deterministic"].all())
+            # the sweep does not extend its entry; its section flags the cell
+            self.assertTrue(D.undecided(run).empty)
+            p = next(x for x in SW.points(run) if x["job"] == "sweep-randwrite-1m-qd1")
+            self.assertAlmostEqual(p["spread"], 100 * 0.01 / 1.005, places=6)
+            self.assertIn("| 0.9950 **!** |", "\n".join(SW.section(run)))
+
     def test_no_sweep_no_section(self):
         with tempfile.TemporaryDirectory() as d:
             run = sweep_run(os.path.join(d, "r"), reps=(1,))

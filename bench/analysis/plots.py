@@ -151,12 +151,13 @@ def _tail_direction(run, disk, job):
 def latency_curves(run, p, everything=False):
     """One figure per disk/job/pressure/direction, variants overlaid; by
     default only the primary jobs of the bounce-candidate disks, in the
-    direction of their latency tail."""
+    direction of their latency tail, but the I/O-size sweep's (its own
+    figure, sweep())."""
     curves = run.percentiles
     if curves.empty:
         return
     if not everything:
-        jobs = HL.performance_jobs(run)
+        jobs = {j for j in HL.performance_jobs(run) if not SW.shape(j)}
         keep = [d in HL.candidate_disks(run) and j in jobs and dr == _tail_direction(run, d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
@@ -185,10 +186,12 @@ def latency_curves(run, p, everything=False):
 def metric_bars(run, verdicts, p, prefix, metric, everything=False):
     """One figure per disk (disks differ by orders of magnitude, so they
     never share an axis); by default only the bounce-candidate disks and
-    their within-boot ratios."""
+    their within-boot ratios, without the I/O-size sweep's jobs (their
+    IOPS span three orders of magnitude; its own figure, sweep())."""
     t = run.tidy[run.tidy["metric"] == metric]
     disks = sorted(set(t["disk"]))
     if not everything:
+        t = t[[not SW.shape(j) for j in t["job"]]]
         cand = HL.candidate_disks(run)
         disks = [d for d in disks if d in cand or str(d).split("/")[0] in cand]
     for disk in disks:

@@ -8,8 +8,12 @@ sweep job on a bounce-candidate disk whose boots carry the insnprof
 counts, the bounce variant against the baseline (medians of boots, the
 pressure-free boots only):
 
-  the cost per unit  the added time per I/O (1 / IOPS), per 4 KiB page
-                     and per byte, and the counted budget's parts
+  the cost per unit  the added time per I/O, per 4 KiB page and per
+                     byte: the counted window's (exact, where 1 / IOPS of
+                     a job of 32 I/Os is fio's millisecond runtime over
+                     32), less the lab's own instruments (the hist
+                     trigger, the exact page count), which stay a
+                     column; and the counted budget's parts
                      (insnprof.PART_NAMES) per byte;
   the pages          the bounce variant's bounce pages in flight, peak and
                      time-weighted mean (the exact count), mempool_alloc
@@ -18,9 +22,9 @@ pressure-free boots only):
                      (predicted_peak);
   the ratios         removed/bounce and baseline/bounce IOPS per size, the
                      figure's lines, with the run's determinism bound;
-  the repeats        how far the parts per byte, taken boot by boot (the
-                     reps paired), spread across the boots, against the
-                     bound.
+  the repeats        how far each part per byte, taken boot by boot (the
+                     reps paired), spreads across the boots, against the
+                     bound, part by part.
 
 The units that carry to another CPU (instructions, rep movs iterations,
 bytes copied, pages, bios) are insnbudget.units_lines(), for every
@@ -42,7 +46,8 @@ PAGE = 4096
 # block/bounce.c bounces a bio of at most BIO_MAX_VECS single-page
 # segments at once (a larger one it splits first): 256 pages, 1 MiB
 BIO_MAX_PAGES = 256
-WALL = "time_wall_us_per_io"
+WINDOW = "insn_window_us_per_io"
+INSTRUMENTS = X.metric_key("instruments")
 
 
 def shape(job):
@@ -144,7 +149,7 @@ def points(run):
         d = lambda m: med(bounce, m) - med(base, m)
         nbytes = sh["bytes"]
         iops = f"{sh['dir']}_iops"
-        wall = d(WALL)
+        wall = d(WINDOW) - d(INSTRUMENTS)
         limits = {c: _info(run, bounce, disk, job, "queue_" + c)
                   for c in ("max_sectors_kb", "max_segments")}
         pages, predicted, requests = predicted_peak(
@@ -160,6 +165,7 @@ def points(run):
             bios_per_io=med(bounce, "insn_bounces_per_io"),
             pages=pages, predicted=predicted, requests=requests, **limits,
             note=peak_note(peak, pages, predicted, sh["qd"]),
+            base_us=med(base, WINDOW),
             r_removed=med(removed, iops) / med(bounce, iops),
             r_base=med(base, iops) / med(bounce, iops),
             spread=max((D.spread_pct(t[(t["variant"] == v) & (t["disk"] == disk) &
@@ -180,22 +186,26 @@ def per_rep_deltas(t, disk, job, a, b, metric):
 
 
 def repeat_pct(t, disk, job, a, b):
-    """(largest spread, its part): how far the budget's parts, taken
-    boot by boot (bounce less baseline of the same rep), spread across the
-    reps, as % of the added time per I/O (so a part near 0 is not blown up
-    by its own smallness). NaN with fewer than two reps."""
-    wall = per_rep_deltas(t, disk, job, a, b, WALL)
-    if len(wall) < 2:
-        return (np.nan, None)
-    scale = abs(float(np.median(list(wall.values()))))
-    worst = (0.0, None)
+    """{part: spread}: how far each part of the budget, taken boot by boot
+    (bounce less baseline of the same rep), spreads across the reps, as %
+    of the added time per I/O (so a part near 0 is not blown up by its
+    own smallness); {} with fewer than two reps."""
+    window = per_rep_deltas(t, disk, job, a, b, WINDOW)
+    scale = abs(float(np.median(list(window.values())))) if window else 0.0
+    if len(window) < 2 or scale == 0:
+        return {}
+    out = {}
     for p in X.PART_NAMES:
         deltas = list(per_rep_deltas(t, disk, job, a, b, X.metric_key(p)).values())
-        if len(deltas) >= 2 and scale > 0:
-            s = 100 * (max(deltas) - min(deltas)) / scale
-            if s > worst[0] or worst[1] is None:
-                worst = (s, p)
-    return worst
+        if len(deltas) >= 2:
+            out[p] = 100 * (max(deltas) - min(deltas)) / scale
+    return out
+
+
+def _worst(pts, parts):
+    """(spread, part, job) of the largest spread among parts, or None."""
+    hits = [(p["repeat"][x], x, p["job"]) for p in pts for x in parts if x in p["repeat"]]
+    return max(hits) if hits else None
 
 
 def _f(x, nd=3, sign=False):
@@ -217,26 +227,37 @@ def section(run):
     base, bounce = pts[0]["base"], pts[0]["bounce"]
     out = [f"The I/O-size sweep on {', '.join(dict.fromkeys(p['disk'] for p in pts))}: "
            f"each job bounded by size, so every kernel does the same I/Os. What {bounce} "
-           f"adds over {base} (medians of boots, counted on an exact clock), per I/O, per "
-           "4 KiB page and per byte, and the counted budget's parts per byte (ns; per I/O "
-           "they are in the counted section's table).", ""]
+           f"adds over {base} (medians of boots, counted on an exact clock: the window's "
+           "time, the lab's instruments left out), per I/O, per 4 KiB page and per byte, "
+           "and the counted budget's parts per byte (ns; per I/O they are in the counted "
+           "section's table, in instructions, rep movs iterations and bytes beside it).", ""]
     head = ["job", "I/O", "QD", "Δ µs per I/O", "µs per page", "ns per byte"] + \
-        list(X.PART_NAMES) + ["bios per I/O", "pages per I/O"]
+        [p for p in X.PART_NAMES if p != "instruments"] + ["(the lab's instruments)",
+                                                           "bios per I/O", "pages per I/O"]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in pts:
         out.append("| " + " | ".join(
             [p["job"], size_text(p["bytes"]), str(p["qd"]), _f(p["d_us"], 2, True),
              _f(p["d_us_page"], 3, True), _f(p["d_ns_byte"], 4, True)] +
-            [_f(p["parts_ns_byte"][x], 4, True) for x in X.PART_NAMES] +
+            [_f(p["parts_ns_byte"][x], 4, True) for x in X.PART_NAMES if x != "instruments"] +
+            [_f(p["parts_ns_byte"]["instruments"], 4, True)] +
             [_f(p["bios_per_io"], 3), _f(p["pages_per_io"], 2)]) + " |")
-    rep = [p for p in pts if np.isfinite(p["repeat"][0])]
-    if rep:
-        top = max(rep, key=lambda p: p["repeat"][0])
-        s, part = top["repeat"]
-        word = "within" if s <= bound else "**above**"
-        out += ["", f"Boot by boot (each rep's {bounce} less its {base}), the parts per byte "
-                f"spread at most {s:.4f}% of the added time ({part}, {top['job']}), "
-                f"{word} the {bound:g}% determinism bound."]
+    worst = {x: _worst(pts, [x]) for x in X.PART_NAMES}
+    worst = {x: w for x, w in worst.items() if w}
+    if worst:
+        inside = [x for x, w in worst.items() if w[0] <= bound]
+        over = [x for x, w in worst.items() if w[0] > bound]
+        out += ["", f"Boot by boot (each rep's {bounce} less its {base}), how far each part "
+                "per byte spreads across the boots, as % of the added time, the largest over "
+                "the sizes: " + ", ".join(f"{x} {w[0]:.3f}" for x, w in worst.items())
+                + f". Within the {bound:g}% determinism bound: "
+                + (", ".join(inside) or "none")
+                + (f"; above it: {', '.join(f'{x} ({worst[x][2]})' for x in over)}, which "
+                   "carry where the page allocator put things in that boot: how many pages "
+                   "of fio's buffer merge into one bvec (the block layer's split and map walk "
+                   f"bvecs, and {base}'s bios keep merged bvecs where the bounce's clone has "
+                   "one a page) and the free lists the bounce pages come from" if over else "")
+                + "."]
     out += ["", f"Bounce pages of {bounce} (the exact count): peak and time-weighted mean in "
             "flight, mempool_alloc time per page, and the peak predicted from the job's size "
             "and depth. The bounce takes its pages before the block layer splits a bio to the "
@@ -252,14 +273,16 @@ def section(run):
              _f(p["mean"], 3), _f(p["alloc_us_page"], 3), p["note"]]) + " |")
     rem = pts[0]["removed"]
     out += ["", f"IOPS against {bounce} per size (the figure \"sweep\"): "
-            + (f"{rem}/{bounce} and " if rem else "") + f"{base}/{bounce}; the largest "
+            + (f"{rem}/{bounce} and " if rem else "") + f"{base}/{bounce}, beside {base}'s "
+            f"time per I/O (counted), what the bounce's time adds to; the largest "
             f"spread of a cell across boots beside the {bound:g}% determinism bound.", ""]
-    head = ["job", "I/O"] + ([f"{rem}/{bounce}"] if rem else []) + \
+    head = ["job", "I/O", f"{base} µs per I/O"] + ([f"{rem}/{bounce}"] if rem else []) + \
         [f"{base}/{bounce}", "spread %"]
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in pts:
         out.append("| " + " | ".join(
-            [p["job"], size_text(p["bytes"])] + ([_f(p["r_removed"], 4)] if rem else []) +
+            [p["job"], size_text(p["bytes"]), _f(p["base_us"], 1)] +
+            ([_f(p["r_removed"], 4)] if rem else []) +
             [_f(p["r_base"], 4), _f(p["spread"], 4) + ("" if not np.isfinite(p["spread"])
                                                         or p["spread"] <= bound else " **!**")])
             + " |")

@@ -297,7 +297,8 @@ def sweep(run, p):
         blocks.append("\n".join(f"{kib} {_num(r)} {_num(b)}"
                                  for dd, kib, r, b, _ in sorted(rows, key=lambda x: x[1])
                                  if dd == d) or "? ? ?")
-    title = (f"IOPS against {bounce} by I/O size, ram-bounce, instruction time\n"
+    disks = ", ".join(dict.fromkeys(x["disk"] for x in pts))
+    title = (f"IOPS against {bounce} by I/O size, {disks}, instruction time\n"
              f"{T.kernel_title(run)}")
     p.render("sweep", "sweep", "\n\n\n".join(blocks) + "\n",
              dict(title=title, bound=rows[0][4], rem=f"{rem}/{bounce}", base=f"{base}/{bounce}"),

@@ -64,6 +64,12 @@ def _clock(lab, name):
 
 def plan(o, lab, root):
     """The checked plan of Options o."""
+    # the sweep runs in the boots of disk entries, none of its own: a
+    # sweep disk that --disks left out takes the sweep with it
+    entries = {B.entry_disks(e) for e in o.disks}
+    o.sweep_disks = [e for e in o.sweep_disks if B.entry_disks(e) in entries]
+    if not (o.sweep_disks and o.sweep_jobs):
+        o.sweep_disks, o.sweep_jobs = [], []
     if not (o.variants and o.disks and o.pressures
             and (o.jobs or o.integrity_jobs or (o.sweep_disks and o.sweep_jobs))):
         raise BadArg(f"empty matrix (variants '{' '.join(o.variants)}', disks '{' '.join(o.disks)}', "
@@ -98,15 +104,6 @@ def plan(o, lab, root):
             if p in o.pressures:
                 raise BadArg(f"pressure '{p}' is both a pressure of every boot and a "
                              "pressure level; name it once")
-    if o.sweep_disks and o.sweep_jobs:
-        # the sweep runs in the boots of disk entries, none of its own
-        entries = {B.entry_disks(e) for e in o.disks}
-        for e in o.sweep_disks:
-            if B.entry_disks(e) not in entries:
-                raise BadArg(f"sweep disk '{e}' is not among the disks ({' '.join(o.disks)}): "
-                             "the sweep runs in that entry's boots")
-    else:
-        o.sweep_disks, o.sweep_jobs = [], []
     if not re.fullmatch(r"[1-9][0-9]*", o.lowfree_raw):
         raise BadArg(f"--lowfree-mb wants MiB, not '{o.lowfree_raw}'")
     o.lowfree_mb = int(o.lowfree_raw)

@@ -353,3 +353,22 @@ class VersionsCounted(unittest.TestCase):
         self.assertEqual(out[0][4:6], ["40 [40, 40]", "40 [40, 40]"])
         self.assertEqual(out[1][4:6], [V.NOT_MEASURED, V.NOT_MEASURED])
         self.assertTrue(V.is_candidate("ram-bounce/ram"))
+
+
+class History(unittest.TestCase):
+    """The history draws the sweep's cost per byte at its ends, 4 KiB and
+    1 MiB, and leaves the sweep's jobs out of the figures of the lat jobs."""
+
+    def test_headlines(self):
+        from analysis.history import figures as F
+        for job in ("sweep-randread-4k-qd1", "sweep-randwrite-1m-qd1"):
+            self.assertTrue(F.is_headline("bounce_ns_per_byte", job))
+            self.assertTrue(V.headline_metric("bounce_ns_per_byte", job))
+        self.assertFalse(F.is_headline("bounce_ns_per_byte", "sweep-randwrite-64k-qd1"))
+        for metric in ("read_iops", "read_lat_p99_us", "cpu_s_per_gib", "bounced_bytes_per_gib"):
+            self.assertTrue(F.is_headline(metric, "lat-randread-4k-qd1"), metric)
+            self.assertFalse(F.is_headline(metric, "sweep-randread-4k-qd1"), metric)
+        self.assertFalse(F.is_headline("read_bw", "sweep-seqread-128k-qd4"))
+        self.assertTrue(F.is_headline("read_bw", "tput-seqread-128k-qd4"))
+        self.assertTrue(V.headline_metric("bounce_us_per_bounce", "lat-randwrite-4k-qd1"))
+        self.assertFalse(V.headline_metric("bounced_bytes_per_gib", "sweep-randread-4k-qd1"))

@@ -7,7 +7,8 @@ SVG_KINDS, or for all with everything=True) from OUTDIR/data/NAME.dat;
 make_plots returns only the figures whose files exist, so the report never
 links a plot that failed. A default run stays at about 30 plot files: the
 per-job figures (every memory timeline, every latency curve, the bars of
-every disk) are made only when asked for (bench/analyze --all-plots).
+every disk) are made only when asked for (bench/analyze --all-plots); the
+I/O-size sweep's jobs have one figure of their own (sweep).
 """
 import os
 import re

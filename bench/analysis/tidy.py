@@ -12,7 +12,10 @@ A metric the kernel does not expose gets no row at all, never a 0.
 
 Besides fio's own figures, a job's metrics come from the readers of the
 guest's monitors (monitors/, one per guest/monitors/NN-NAME.sh): this
-module runs them all and knows none of their files.
+module runs them all and knows none of their files. On the within-boot
+pseudo-disk "A/B" of a bounce candidate and its control it adds their
+ratios (the "ratio" metrics) and, from the count, what the bounce adds
+(COUNTED_COSTS: per byte, per bounce, the copy, the bytes copied).
 """
 import os
 from dataclasses import dataclass, field

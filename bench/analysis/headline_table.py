@@ -3,7 +3,8 @@
 within-boot ratio first) and performance job, what the series changed
 (removed/baseline), what the copies cost (removed/bounce, baseline/bounce),
 with CIs and relevance, beside the bounce kernel's footprint, integrity
-and refusals; and the one-line integrity verdict under it.
+and refusals; and the one-line integrity verdict under it. The I/O-size
+sweep's jobs (sweep.py) are left to their own section.
 """
 from collections import namedtuple
 
@@ -14,6 +15,7 @@ from . import memory as MEM
 from . import metrics as M
 from . import roles as R
 from . import stats as S
+from . import sweep as SW
 
 Key = namedtuple("Key", "job pressure metric")
 _fmt = H._fmt
@@ -109,7 +111,8 @@ def headline_table(run, verdicts):
     disks = [d for d in dict.fromkeys(verdicts["disk"])
              if "/" in str(d) and str(d).split("/")[0] in cands]
     disks = sorted(disks) + sorted(cands)
-    jobs = performance_jobs(run)
+    # the I/O-size sweep has a section of its own, below the first screen
+    jobs = {j for j in performance_jobs(run) if not SW.shape(j)}
     heads = set(M.selected("headline"))
     levels = MEM.levels(run)        # none first, then the mildest pressure
     rows, refused = [], {}

@@ -22,6 +22,11 @@ gives:
                    kmap, completion); two that differ by more than
                    AGREE_PCT are flagged, with the measured quantity that
                    makes up the gap;
+  the units        the added instructions, rep movs iterations and the
+                   rest, bytes copied (and bytes per iteration), bounce
+                   pages and bios per I/O beside the µs: the counts that
+                   carry to another CPU, where instruction time does not
+                   (units_lines, and CARRY says how to scale them);
   the instruments  per unprobed performance job on any disk, how far apart
                    the kernels' windows hold the lab's own instruments
                    (tracing, the hist): flagged above the determinism
@@ -324,7 +329,7 @@ def section(run):
             [disk, job, f"{v} − {b}", _fmt(wall), _fmt(total)] +
             [_fmt(x) for _, x in parts] + [_fmt(user), _fmt(idle)]) + " |")
         notes.append(_job_notes(run, disk, job, v, b, vals, total, wall))
-    return lines + [""] + [n for group in notes for n in group]
+    return lines + [""] + units_lines(run) + [n for group in notes for n in group]
 
 
 def _probe_note(run, disk, job, v):
@@ -390,3 +395,59 @@ def _job_notes(run, disk, job, v, b, vals, total, wall):
     else:
         out.append(f"  The three agree within {AGREE_PCT:g}%.")
     return out
+
+
+# The units that carry to another CPU: counts per I/O, beside the µs.
+UNITS = ("insn_instructions_per_io", "insn_copy_iters_per_io", "insn_copy_bytes_per_io",
+         "bounce_pages_per_io", "insn_bounces_per_io")
+CARRY = ("Units that carry: instruction time charges every instruction 8 ns and every "
+         "rep movs iteration one instruction, so its µs hold only on this clock. The "
+         "counts do not: per I/O, the instructions the bounce variant adds, split into "
+         "rep movs iterations and the rest, the bytes those iterations moved (bytes per "
+         "iteration: 1 for movsb, 2 for movsw, 4 for movsl, as the plugin saw them), the "
+         "bounce pages taken and the bios cloned. To scale them to a real CPU, time the "
+         "rest at that CPU's own cycles per instruction on this kernel path, the bytes at "
+         "its own copy cost per byte (a plain memcpy timed there, like copyref: with fast "
+         "string moves a byte-wise rep movsb costs about what a dword-wise movsl does), "
+         "and a page and a clone at what that machine's allocator takes for one; the lab "
+         "gives the counts, not a cycle model.")
+
+
+def unit_deltas(run, disk, job, bounce, base):
+    """{metric: bounce less baseline} of the count metrics, and the
+    bounce variant's own pages and bios per I/O (the baseline takes none)."""
+    t = run.tidy
+    t = t[t["pressure"] == "none"] if "pressure" in t else t
+    med = lambda v, m: cell_median(t, v, disk, job, m)
+    out = {m: med(bounce, m) - med(base, m) for m in UNITS[:3]}
+    out.update({m: med(bounce, m) for m in UNITS[3:]})
+    out["insn_us"] = sum(med(bounce, m) - med(base, m)
+                         for m in ("insn_user_us_per_io", "insn_kernel_us_per_io"))
+    return out
+
+
+def units_lines(run):
+    """Markdown lines: per counted pair (pairs()), the added instruction
+    time beside the counts that carry; [] without counts (runs before
+    the count metrics)."""
+    rows = []
+    for disk, job, v, b, _vals in pairs(run):
+        u = unit_deltas(run, disk, job, v, b)
+        if not np.isfinite(u["insn_instructions_per_io"]):
+            continue
+        iters, nbytes = u["insn_copy_iters_per_io"], u["insn_copy_bytes_per_io"]
+        per = nbytes / iters if np.isfinite(nbytes) and iters else np.nan
+        rows.append("| " + " | ".join(
+            [disk, job, f"{v} − {b}", _fmt(u["insn_us"], 2),
+             _fmt(u["insn_instructions_per_io"], 0), _fmt(iters, 0),
+             _fmt(u["insn_instructions_per_io"] - iters, 0), _fmt(nbytes, 0),
+             "n/a" if not np.isfinite(per) else f"{per:.2f}",
+             "n/a" if not np.isfinite(u["bounce_pages_per_io"]) else f"{u['bounce_pages_per_io']:.2f}",
+             "n/a" if not np.isfinite(u["insn_bounces_per_io"]) else f"{u['insn_bounces_per_io']:.3f}"])
+            + " |")
+    if not rows:
+        return []
+    head = ["disk", "job", "pair", "Δ µs (user + kernel)", "Δ instructions",
+            "Δ rep movs iterations", "Δ other instructions", "Δ bytes copied",
+            "bytes per iteration", "bounce pages taken", "bios cloned"]
+    return [CARRY, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + rows + [""]

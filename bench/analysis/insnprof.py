@@ -6,7 +6,8 @@ markers (guest/helpers/insnmark.c).
 Files (missing means not measured, never zero):
   BOOT/insnprof.txt      the plugin's windows, one a job: user and kernel
                          instructions, per kernel symbol its instructions,
-                         calls and "rep movs" iterations
+                         calls and "rep movs" iterations, and (format 2)
+                         the bytes those iterations moved
   JOB/insn-window        "open N NS" and "close N NS": the window's number
                          and the guest clock at both ends
 
@@ -66,14 +67,18 @@ def metric_key(part):
 
 
 def read_profile(path):
-    """{window: {"user", "kernel", "syms": {name: (count, calls, copy)}}}
-    of the closed windows, {} when the file is missing or not insnprof's."""
+    """{window: {"user", "kernel", "syms": {name: (count, calls, copy)},
+    "copy_bytes": {name: bytes}}} of the closed windows, {} when the file
+    is missing or not insnprof's. "copy_bytes" (the bytes the symbol's rep
+    movs iterations moved) is there in format 2 files only: a format 1
+    file (before the plugin counted them) gives None, not a guess."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
     except OSError:
         return {}
-    if not lines or not lines[0].startswith("insnprof 1 "):
+    fmt = lines[0].split()[:2] if lines else []
+    if fmt not in (["insnprof", "1"], ["insnprof", "2"]):
         return {}
     if "vcpus=1 " not in lines[0] + " ":
         return {}           # racing counters: not exact, not used
@@ -85,9 +90,13 @@ def read_profile(path):
         if p[0] == "window" and len(p) == 4:
             wid = int(p[1])
             cur = {"user": int(p[2].split("=")[1]),
-                   "kernel": int(p[3].split("=")[1]), "syms": {}}
-        elif p[0] == "sym" and cur is not None and len(p) == 5:
+                   "kernel": int(p[3].split("=")[1]), "syms": {},
+                   "copy_bytes": {} if fmt[1] == "2" else None}
+        elif p[0] == "sym" and cur is not None and len(p) == 5 and fmt[1] == "1":
             cur["syms"][p[1]] = tuple(int(x) for x in p[2:])
+        elif p[0] == "sym" and cur is not None and len(p) == 6 and fmt[1] == "2":
+            cur["syms"][p[1]] = tuple(int(x) for x in p[2:5])
+            cur["copy_bytes"][p[1]] = int(p[5])
         elif p[0] == "end" and cur is not None and int(p[1]) == wid:
             out[wid] = cur
             cur = None
@@ -157,4 +166,23 @@ def job_rows(counts, window_ns, ios, ns_per_insn):
     n = bounces(counts)
     if n is not None:
         rows.append(("insn_bounces_per_io", n / ios))
+    return rows
+
+
+# The units that carry to another CPU: counts per I/O, not times.
+COUNTS = ("insn_instructions_per_io", "insn_copy_iters_per_io", "insn_copy_bytes_per_io")
+
+
+def count_rows(counts, ios):
+    """[(metric, value)] of one window in counts per I/O: instructions
+    (user and kernel), the rep movs iterations among them, and the bytes
+    those iterations moved (a format 1 file, without bytes, gives no
+    bytes row: not measured, not 0)."""
+    if not ios:
+        return []
+    rows = [("insn_instructions_per_io", (counts["user"] + counts["kernel"]) / ios),
+            ("insn_copy_iters_per_io",
+             sum(copy for _c, _n, copy in counts["syms"].values()) / ios)]
+    if counts.get("copy_bytes") is not None:
+        rows.append(("insn_copy_bytes_per_io", sum(counts["copy_bytes"].values()) / ios))
     return rows

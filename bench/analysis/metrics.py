@@ -101,6 +101,9 @@ _add("insn_idle_us_per_io", "µs", COST, "idle time per I/O (window less instruc
 _add("insn_bounces_per_io", "bios", LEVEL, "bounced bios per I/O (calls of the bounce completions)")
 for _p in X.PART_NAMES:
     _add(X.metric_key(_p), "µs", COST, f"kernel time per I/O in {_p} (exact)")
+_add("insn_instructions_per_io", "insns", COST, "instructions per I/O, user and kernel (exact)")
+_add("insn_copy_iters_per_io", "iterations", COST, "rep movs iterations per I/O (exact)")
+_add("insn_copy_bytes_per_io", "B", COST, "bytes moved by rep movs per I/O (exact)")
 _add("bounce_submit_us_p50", "µs", COST, "bounce at submit per bounced bio, p50")
 _add("bounce_submit_us_p99", "µs", COST, "bounce at submit per bounced bio, p99")
 _add("bounce_endio_us_p50", "µs", COST, "bounce at completion per bounced bio, p50")
@@ -117,6 +120,18 @@ _add("bounce_pages_peak", "pages", LEVEL, "bounce pages in flight, peak (exact)"
 _add("bounce_pages_mean", "pages", LEVEL, "bounce pages in flight, time-weighted mean (exact)")
 _add("bounce_lowmem_peak_kib", "KiB", LEVEL, "lowmem held by bounce pages, peak (exact)")
 _add("bounce_pages_taken", "pages", LEVEL, "bounce pages taken over the job")
+_add("bounce_pages_per_io", "pages", LEVEL, "bounce pages taken per I/O (exact)")
+# tidy.py, on the within-boot pseudo-disk "A/B", counted: A's
+# instructions per I/O less B's in the same boot (the lab's instruments
+# left out), per byte of one I/O, per bounce; the bytes the bounce copied
+_add("bounce_ns_per_byte", "ns/B", COST,
+     "bounce's added time per byte, counted (candidate less control disk, same boot)")
+_add("bounce_us_per_bounce", "µs", COST,
+     "bounce's added time per bounced bio, counted (candidate less control disk, same boot)")
+_add("bounce_copy_us_per_bounce", "µs", COST,
+     "bounce's copy per bounced bio, counted (candidate less control disk, same boot)")
+_add("bounce_copied_bytes_per_gib", "B/GiB", LEVEL,
+     "bytes the bounce copied per GiB moved, counted (candidate less control disk)")
 _add("bounce_alloc_us_per_page", "µs", COST, "time in mempool_alloc per bounce page")
 _add("bounce_alloc_max_us", "µs", LATENCY, "longest mempool_alloc for a bounce page")
 _add("bounce_reserve_used_pages", "pages", LEVEL, "bounce pool reserve used, most at once")

@@ -7,7 +7,8 @@ SVG_KINDS, or for all with everything=True) from OUTDIR/data/NAME.dat;
 make_plots returns only the figures whose files exist, so the report never
 links a plot that failed. A default run stays at about 30 plot files: the
 per-job figures (every memory timeline, every latency curve, the bars of
-every disk) are made only when asked for (bench/analyze --all-plots).
+every disk) are made only when asked for (bench/analyze --all-plots); the
+I/O-size sweep's jobs have one figure of their own (sweep).
 """
 import os
 import re
@@ -22,6 +23,7 @@ from . import memory as MEM
 from . import metrics as M
 from . import rawfiles as R
 from . import stats as S
+from . import sweep as SW
 from . import tidy as T
 
 GP_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "plots")
@@ -36,6 +38,7 @@ SIZES = {
     "forest": (900, 300),
     "dose-response": (1000, 760),
     "pressure-timeline": (1000, 820),
+    "sweep": (1000, 520),
 }
 PX_PER_FOREST_ROW = 16
 # The bar figures: (file-name prefix, metric), from the registry's "plot"
@@ -149,12 +152,13 @@ def _tail_direction(run, disk, job):
 def latency_curves(run, p, everything=False):
     """One figure per disk/job/pressure/direction, variants overlaid; by
     default only the primary jobs of the bounce-candidate disks, in the
-    direction of their latency tail."""
+    direction of their latency tail, but the I/O-size sweep's (its own
+    figure, sweep())."""
     curves = run.percentiles
     if curves.empty:
         return
     if not everything:
-        jobs = HL.performance_jobs(run)
+        jobs = {j for j in HL.performance_jobs(run) if not SW.shape(j)}
         keep = [d in HL.candidate_disks(run) and j in jobs and dr == _tail_direction(run, d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
@@ -183,10 +187,12 @@ def latency_curves(run, p, everything=False):
 def metric_bars(run, verdicts, p, prefix, metric, everything=False):
     """One figure per disk (disks differ by orders of magnitude, so they
     never share an axis); by default only the bounce-candidate disks and
-    their within-boot ratios."""
+    their within-boot ratios, without the I/O-size sweep's jobs (their
+    IOPS span three orders of magnitude; its own figure, sweep())."""
     t = run.tidy[run.tidy["metric"] == metric]
     disks = sorted(set(t["disk"]))
     if not everything:
+        t = t[[not SW.shape(j) for j in t["job"]]]
         cand = HL.candidate_disks(run)
         disks = [d for d in disks if d in cand or str(d).split("/")[0] in cand]
     for disk in disks:
@@ -277,6 +283,28 @@ def bounced_bytes(run, p):
     p.render("bounced-bytes", "bounced-bytes", "\n".join(rows) + "\n",
              dict(title=title, nbars=len(rows)), "bounced bytes per GiB moved", "bounces",
              width=len(rows) * PX_PER_LABEL + 150)
+
+
+def sweep(run, p):
+    """The I/O-size sweep: removed/bounce and baseline/bounce IOPS per
+    size, read and write, with the determinism bound as the band."""
+    rows = SW.figure_rows(run)
+    if not rows:
+        return
+    pts = SW.points(run)
+    bounce, base, rem = pts[0]["bounce"], pts[0]["base"], pts[0]["removed"] or "removed"
+    blocks = []
+    for d in ("read", "write"):
+        blocks.append("\n".join(f"{kib} {_num(r)} {_num(b)}"
+                                 for dd, kib, r, b, _ in sorted(rows, key=lambda x: x[1])
+                                 if dd == d) or "? ? ?")
+    disks = ", ".join(dict.fromkeys(x["disk"] for x in pts))
+    title = (f"IOPS against {bounce} by I/O size, {disks}, instruction time\n"
+             f"{T.kernel_title(run)}")
+    p.render("sweep", "sweep", "\n\n\n".join(blocks) + "\n",
+             dict(title=title, bound=rows[0][4], rem=f"{rem}/{bounce}", base=f"{base}/{bounce}"),
+             f"{rem}/{bounce} and {base}/{bounce} IOPS against I/O size (band: the "
+             f"{rows[0][4]:g}% determinism bound)", "the I/O-size sweep")
 
 
 def _labmon_data(mon):
@@ -463,6 +491,7 @@ def make_plots(run, verdicts, outdir, gp_dir=GP_DIR, everything=False):
         metric_bars(run, verdicts, p, prefix, metric, everything)
     latency_curves(run, p, everything)
     bounced_bytes(run, p)
+    sweep(run, p)
     disk_timelines(run, p)
     if everything:
         job_timelines(run, p)

@@ -14,6 +14,7 @@ from . import labconf as L
 from . import budget as B
 from . import determinism as D
 from . import insnbudget as XB
+from . import sweep as SW
 from . import memory as MEM
 from . import metrics as M
 from . import roles as ROLES
@@ -547,6 +548,9 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     counted = XB.section(run)
     if counted:
         parts += ["## What a bounce costs, counted", ""] + counted + [""]
+    sweep = SW.section(run)
+    if sweep:
+        parts += ["## What a bounce costs per byte: the I/O-size sweep", ""] + sweep + [""]
     budget = B.section(run)
     if budget:
         parts += ["## Where an I/O's time goes", ""] + budget + [""]

@@ -12,7 +12,10 @@ A metric the kernel does not expose gets no row at all, never a 0.
 
 Besides fio's own figures, a job's metrics come from the readers of the
 guest's monitors (monitors/, one per guest/monitors/NN-NAME.sh): this
-module runs them all and knows none of their files.
+module runs them all and knows none of their files. On the within-boot
+pseudo-disk "A/B" of a bounce candidate and its control it adds their
+ratios (the "ratio" metrics) and, from the count, what the bounce adds
+(COUNTED_COSTS: per byte, per bounce, the copy, the bytes copied).
 """
 import os
 from dataclasses import dataclass, field
@@ -268,6 +271,64 @@ def _within_boot_ratios(tidy, lab):
     return out
 
 
+# What the bounce adds, counted (an exact clock's insnprof metrics): the
+# candidate's instructions per I/O less its control's in the same boot,
+# user and kernel less the lab's own instruments (a job without a probed
+# twin keeps its hist trigger on the candidate only).
+COUNTED_COSTS = ("bounce_ns_per_byte", "bounce_us_per_bounce", "bounce_copy_us_per_bounce",
+                 "bounce_copied_bytes_per_gib")
+_COST_INPUTS = ("insn_user_us_per_io", "insn_kernel_us_per_io", "insn_part_instruments_us_per_io",
+                "insn_part_copy_us_per_io", "insn_copy_bytes_per_io", "insn_bounces_per_io",
+                "read_bw", "read_iops", "write_bw", "write_iops")
+
+
+def _within_boot_costs(tidy, lab):
+    """Rows of the pseudo-disk "A/B" (as _within_boot_ratios) of
+    COUNTED_COSTS, from the counts of both disks in one boot: the added
+    time (user + kernel - instruments) per byte of one I/O (bandwidth /
+    IOPS) and per bounce (the candidate's bounces per I/O), the copy per
+    bounce, and the bytes the bounce copied (rep movs bytes, candidate
+    less control) per GiB moved. Only for a job that moved data one way
+    (a mixed job's I/Os differ in size); per bounce only where the
+    candidate bounced; the bytes only where the plugin counted them."""
+    pairs = L.control_pairs(lab)
+    if not pairs or not tidy:
+        return []
+    df = pd.DataFrame(tidy)
+    keys = ["variant", "job", "pressure", "rep", "boot"]
+    df = df[df["metric"].isin(_COST_INPUTS)]
+    if df.empty:
+        return []
+    wide = df.pivot_table(index=keys + ["disk"], columns="metric", values="value",
+                          aggfunc="first")
+    have = set(wide.index.get_level_values("disk"))
+    out = []
+    for a, b in pairs:
+        if a not in have or b not in have:
+            continue
+        wa, wb = wide.xs(a, level="disk"), wide.xs(b, level="disk")
+        for key, ra in wa.iterrows():
+            if key not in wb.index:
+                continue
+            rb = wb.loc[key]
+            d = lambda m: ra.get(m, np.nan) - rb.get(m, np.nan)
+            sizes = [ra.get(f"{x}_bw", np.nan) / ra.get(f"{x}_iops", np.nan)
+                     for x in ("read", "write") if ra.get(f"{x}_iops", 0) > 0]
+            if len(sizes) != 1 or not np.isfinite(sizes[0]) or sizes[0] <= 0:
+                continue
+            cost = (d("insn_user_us_per_io") + d("insn_kernel_us_per_io")
+                    - d("insn_part_instruments_us_per_io"))
+            bounces = ra.get("insn_bounces_per_io", np.nan)
+            vals = {"bounce_ns_per_byte": cost * 1000 / sizes[0],
+                    "bounce_copied_bytes_per_gib": d("insn_copy_bytes_per_io") / sizes[0] * GIB}
+            if np.isfinite(bounces) and bounces > 0:
+                vals["bounce_us_per_bounce"] = cost / bounces
+                vals["bounce_copy_us_per_bounce"] = d("insn_part_copy_us_per_io") / bounces
+            out += [dict(zip(keys, key), disk=L.ratio_disk(a, b), metric=m, value=float(v),
+                         unit=M.unit(m)) for m, v in vals.items() if np.isfinite(v)]
+    return out
+
+
 def load_run(path):
     """Read a run folder. Raises RunError when there is nothing to read."""
     if not os.path.isdir(path):
@@ -336,6 +397,7 @@ def load_run(path):
                        for d, p, v in curve]
 
     tidy += _within_boot_ratios(tidy, lab)
+    tidy += _within_boot_costs(tidy, lab)
 
     # Boots the runner planned (matrix.tsv) that never reached boots.tsv:
     # an interrupted run. Listed, like every other gap.

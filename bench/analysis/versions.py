@@ -47,16 +47,30 @@ MARKERS = (
 # and pressure; one table per group.
 HEADLINES = [
     ("bounced", "Bounced bytes per GiB moved",
-     [("bounced_bytes_per_gib", r"4k-qd1$")]),
+     [("bounced_bytes_per_gib", r"^(?!sweep-).*4k-qd1$")]),
     ("cost", "Cost per bounced bio, probed jobs",
      [("bounce_submit_us_p50", None), ("bounce_endio_us_p50", None)]),
     ("latency", "4 KiB QD1 latency",
-     [("read_lat_p99_us", r"randread-4k-qd1$"),
-      ("write_lat_p99_us", r"randwrite-4k-qd1$")]),
+     [("read_lat_p99_us", r"^(?!sweep-).*randread-4k-qd1$"),
+      ("write_lat_p99_us", r"^(?!sweep-).*randwrite-4k-qd1$")]),
     ("integrity", "Data integrity: bad blocks per integrity job",
      [("integrity_bad_blocks", None)]),
+    # From the count (tidy.py COUNTED_COSTS), for every kernel that
+    # bounces, reads and writes alike: each kernel's bounced disk less its
+    # control in one boot, the lab's instruments left out (a probed job
+    # times itself; a job without a twin keeps the hist trigger)
+    ("bounced-counted", "Bytes the bounce copied per GiB moved, counted",
+     [("bounce_copied_bytes_per_gib", r"^(?!sweep-).*4k-qd1$")]),
+    ("cost-counted", "Cost per bounced bio, counted (candidate less control, same boot)",
+     [("bounce_us_per_bounce", r"^(?!sweep-).*4k-qd1$"),
+      ("bounce_copy_us_per_bounce", r"^(?!sweep-).*4k-qd1$")]),
+    # the I/O-size sweep's ends: what a bounce adds per byte at 4 KiB and
+    # at 1 MiB
+    ("per-byte", "Cost per byte bounced, I/O-size sweep, counted (candidate less control, "
+     "same boot)", [("bounce_ns_per_byte", r"^sweep-rand(read|write)-(4k|1m)-qd1$")]),
 ]
 SHORT = {"bounce_submit_us_p50": "submit p50", "bounce_endio_us_p50": "completion p50",
+         "bounce_us_per_bounce": "all", "bounce_copy_us_per_bounce": "copy",
          "read_lat_p99_us": "read p99", "write_lat_p99_us": "write p99"}
 # Units shown scaled (figures and tables).
 DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"),

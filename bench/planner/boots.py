@@ -75,20 +75,25 @@ def rows(p, first, last, start, extend_only=False):
 def boot_jobs(p, lab, disks, pressure, rep):
     """The job list of one boot: every job on every disk, the disks in
     turn A B, then B A for the next job (drift within the boot hits each
-    disk alike); then the probed twins on the bounce candidates, then the
-    integrity jobs (their reps only) on every disk. A boot under a
-    pressure level runs only the pressure jobs, in the same turns."""
+    disk alike); then the probed twins on the bounce candidates, then, in
+    the boots of a sweep_disks entry, the sweep jobs in the same turns,
+    then the integrity jobs (their reps only) on every disk. A boot under
+    a pressure level runs only the pressure jobs, in the same turns."""
     jobs, probes, integrity = p["jobs"], p["probe_jobs"], p["integrity_jobs"]
+    sweep = p.get("sweep_jobs", []) if "+".join(disks) in {
+        entry_disks(e) for e in p.get("sweep_disks", [])} else []
     if rep > p["integrity_reps"]:
         integrity = []
     if pressure in p["pressure_levels"]:
-        jobs, probes, integrity = p["pressure_jobs"], [], []
+        jobs, probes, integrity, sweep = p["pressure_jobs"], [], [], []
     out = []
     for k, j in enumerate(jobs):
         out += [f"{d}:{j}.fio" for d in (disks[::-1] if k % 2 else disks)]
     for j in probes:
         out += [f"{d}:{j}.fio:probe" for d in disks
                 if lab["disk"][d]["role"] == "bounce-candidate"]
+    for k, j in enumerate(sweep):
+        out += [f"{d}:{j}.fio" for d in (disks[::-1] if k % 2 else disks)]
     for j in integrity:
         out += [f"{d}:{j}.fio" for d in disks]
     return " ".join(out)

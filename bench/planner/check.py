@@ -68,7 +68,14 @@ def _clock(lab, name):
 
 def plan(o, lab, root):
     """The checked plan of Options o."""
-    if not (o.variants and o.disks and (o.jobs or o.integrity_jobs) and o.pressures):
+    # the sweep runs in the boots of disk entries, none of its own: a
+    # sweep disk that --disks left out takes the sweep with it
+    entries = {B.entry_disks(e) for e in o.disks}
+    o.sweep_disks = [e for e in o.sweep_disks if B.entry_disks(e) in entries]
+    if not (o.sweep_disks and o.sweep_jobs):
+        o.sweep_disks, o.sweep_jobs = [], []
+    if not (o.variants and o.disks and o.pressures
+            and (o.jobs or o.integrity_jobs or (o.sweep_disks and o.sweep_jobs))):
         raise BadArg(f"empty matrix (variants '{' '.join(o.variants)}', disks '{' '.join(o.disks)}', "
                      f"jobs '{' '.join(o.jobs)}', integrity jobs '{' '.join(o.integrity_jobs)}', "
                      f"pressure '{' '.join(o.pressures)}')")
@@ -122,7 +129,8 @@ def plan(o, lab, root):
 def job_files(o, probes=False):
     """The job names a run's boots read (the probe jobs are among them)."""
     pj = o.pressure_jobs if o.pressure_disks else []
-    return (o.jobs + (o.probe_jobs if probes else []) + o.integrity_jobs + pj)
+    sj = o.sweep_jobs if o.sweep_disks else []
+    return (o.jobs + (o.probe_jobs if probes else []) + o.integrity_jobs + pj + sj)
 
 
 def _fio(fio, args):

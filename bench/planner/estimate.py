@@ -88,6 +88,8 @@ def dry_run(p, rows, results):
     """The dry run's lines: the plan, then the estimate."""
     out = [f"planned boots (matrix '{p['set']}'; {len(rows)} boots; per disk: jobs "
            f"{' '.join(p['jobs'])}; probed: {' '.join(p['probe_jobs']) or 'none'}; integrity: "
-           f"{' '.join(p['integrity_jobs']) or 'none'}, reps 1-{p['integrity_reps']}):"]
+           f"{' '.join(p['integrity_jobs']) or 'none'}, reps 1-{p['integrity_reps']}"
+           + (f"; sweep on {' '.join(p['sweep_disks'])}: {' '.join(p['sweep_jobs'])}"
+              if p.get("sweep_jobs") else "") + "):"]
     out += [f"  {r[0]:<5} {r[1]:<11} {r[3]:<22} {r[4]:<9} {r[5]:<3} {r[6]}" for r in rows]
     return out + estimate(rows, results, p["side_jobs"], p["exact_clocks"])

@@ -120,6 +120,9 @@ def build(run, p, status, root, cache, lab, lab_file):
         "guest_versions": _read(os.path.join(cache, "guest", "versions")),
         "kernels": {v: _build_info(os.path.join(cache, "kernels", v, "build-info.json"))
                     for v in sorted(set(p["variants"]))},
+        # the I/O-size sweep (after the keys runs before it had)
+        "sweep_disks": " ".join(p.get("sweep_disks", [])),
+        "sweep_jobs": " ".join(p.get("sweep_jobs", [])),
     })
     return m
 

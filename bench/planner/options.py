@@ -31,6 +31,7 @@ VALUED = {
     "--pressure-disks": "pressure_disks",
     "--pressure-levels": "pressure_levels",
     "--pressure-jobs": "pressure_jobs", "--jobs-dir": "jobs_dir",
+    "--sweep-disks": "sweep_disks", "--sweep-jobs": "sweep_jobs",
     "--accel": "accel", "--clock": "clock",
     "--timeout": "timeout", "--kernel-args": "kargs",
     "--guest-sleep": "guest_sleep", "--run-id": "run_id",
@@ -40,12 +41,13 @@ VALUED = {
 }
 # these lists are emptied by "none"
 NONE_EMPTIES = ("jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
-                "pressure_levels", "pressure_jobs")
+                "pressure_levels", "pressure_jobs", "sweep_disks", "sweep_jobs")
 MATRIX_KEYS = {"variants": "variants", "disks": "disks", "pressures": "pressure",
                "reps": "reps", "jobs": "jobs", "probe_jobs": "probe_jobs",
                "integrity_jobs": "integrity_jobs", "pressure_disks": "pressure_disks",
                "pressure_levels": "pressure_levels", "pressure_jobs": "pressure_jobs",
-               "exact_reps": "exact_reps", "integrity_reps": "integrity_reps"}
+               "exact_reps": "exact_reps", "integrity_reps": "integrity_reps",
+               "sweep_disks": "sweep_disks", "sweep_jobs": "sweep_jobs"}
 
 
 @dataclass
@@ -60,6 +62,8 @@ class Options:
     pressure_disks: list = field(default_factory=list)
     pressure_levels: list = field(default_factory=list)
     pressure_jobs: list = field(default_factory=list)
+    sweep_disks: list = field(default_factory=list)
+    sweep_jobs: list = field(default_factory=list)
     reps: int = 0
     exact_reps: int = 0
     integrity_reps: int = 0

@@ -20,13 +20,17 @@
  * (guest/helpers/insnmark.c executes them). Windows do not nest.
  *
  * Output, text, one block per closed window:
- *   insnprof 1 vcpus=N kbase=0x... symbols=N    (first line)
+ *   insnprof 2 vcpus=N kbase=0x... symbols=N    (first line)
  *   window ID user=U kernel=K                   (counts in the window)
- *   sym NAME COUNT CALLS COPY                   (each symbol with COUNT > 0)
+ *   sym NAME COUNT CALLS COPY BYTES             (each symbol with COUNT > 0)
  * COUNT is every instruction run in the symbol; CALLS the runs of its
  * first instruction (its calls); COPY the iterations of "rep movs" among
  * COUNT (one iteration counts as one instruction, for -icount too: a
- * byte-wise copy of 4 KiB is 4096 of them, a dword-wise one 1024).
+ * byte-wise copy of 4 KiB is 4096 of them, a dword-wise one 1024); BYTES
+ * what those iterations moved, each iteration its operand's width
+ * (movsb 1, movsw 2, movsl 4 bytes). A "rep movs" run with a count of
+ * 0 still executes once, and counts one iteration of its width.
+ * (Format 1, before BYTES, had the same lines without it.)
  *   end ID
  * A window opened but never closed (the guest died) has no block.
  * Counts are exact with one vCPU (the icount clocks); with more, vCPUs
@@ -55,7 +59,8 @@ static struct sym *syms;	/* sorted by addr; syms[0] is the catch-all */
 static size_t nsyms;
 /*
  * [0] user; [1 + i] instructions of symbol i; [1 + nsyms + i] its calls;
- * [1 + 2 * nsyms + i] its rep movs iterations
+ * [1 + 2 * nsyms + i] its rep movs iterations; [1 + 3 * nsyms + i] the
+ * bytes they moved
  */
 static uint64_t *counts;
 static uint64_t *opened;	/* counts when the window opened */
@@ -125,11 +130,14 @@ static void close_window(long id)
 		id, counts[0] - opened[0], kernel);
 	for (i = 0; i < nsyms; i++)
 		if (counts[1 + i] != opened[1 + i])
-			fprintf(out, "sym %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			fprintf(out, "sym %s %" PRIu64 " %" PRIu64 " %" PRIu64
+				" %" PRIu64 "\n",
 				syms[i].name, counts[1 + i] - opened[1 + i],
 				counts[1 + nsyms + i] - opened[1 + nsyms + i],
 				counts[1 + 2 * nsyms + i] -
-				opened[1 + 2 * nsyms + i]);
+				opened[1 + 2 * nsyms + i],
+				counts[1 + 3 * nsyms + i] -
+				opened[1 + 3 * nsyms + i]);
 	fprintf(out, "end %ld\n", id);
 	fflush(out);
 }
@@ -149,30 +157,36 @@ static void on_marker(unsigned int vcpu, void *udata)
 }
 
 /*
- * true for "rep movs" (f3 a4/a5 after any operand-size, address-size or
- * segment prefixes)
+ * the bytes one iteration of a "rep movs" moves (f3 a4: 1; f3 a5: 4, or 2
+ * after an operand-size prefix 66; any address-size or segment prefixes
+ * allowed), 0 for any other instruction
  */
-static bool rep_movs(struct qemu_plugin_insn *insn)
+static unsigned int rep_movs(struct qemu_plugin_insn *insn)
 {
 	const uint8_t *b = qemu_plugin_insn_data(insn);
 	size_t i, n = qemu_plugin_insn_size(insn);
-	bool rep = false;
+	bool rep = false, word = false;
 
 	for (i = 0; i < n; i++) {
 		switch (b[i]) {
 		case 0xf3:
 			rep = true;
 			continue;
-		case 0x66: case 0x67: case 0x26: case 0x2e:
+		case 0x66:
+			word = true;
+			continue;
+		case 0x67: case 0x26: case 0x2e:
 		case 0x36: case 0x3e: case 0x64: case 0x65:
 			continue;
-		case 0xa4: case 0xa5:
-			return rep;
+		case 0xa4:
+			return rep ? 1 : 0;
+		case 0xa5:
+			return rep ? (word ? 2 : 4) : 0;
 		default:
-			return false;
+			return 0;
 		}
 	}
-	return false;
+	return 0;
 }
 
 /* the imm32 of a marker instruction, 0 for any other */
@@ -190,11 +204,18 @@ static uint32_t marker(struct qemu_plugin_insn *insn)
 	return imm;
 }
 
+/* add n to *counter each time insn runs */
+static void add_insn(struct qemu_plugin_insn *insn, uint64_t *counter,
+		     uint64_t n)
+{
+	qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+						   counter, n);
+}
+
 /* add one to *counter each time insn runs */
 static void count_insn(struct qemu_plugin_insn *insn, uint64_t *counter)
 {
-	qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
-						   counter, 1);
+	add_insn(insn, counter, 1);
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -206,6 +227,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
 		uint32_t mark = vaddr < kbase ? marker(insn) : 0;
 		size_t sym = vaddr >= kbase ? kernel_symbol(vaddr) : 0;
+		unsigned int width;
 
 		if (vaddr < kbase) {
 			count_insn(insn, &counts[0]);
@@ -213,8 +235,11 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			count_insn(insn, &counts[1 + sym]);
 			if (sym && vaddr == syms[sym].addr)
 				count_insn(insn, &counts[1 + nsyms + sym]);
-			if (rep_movs(insn))
+			width = rep_movs(insn);
+			if (width) {
 				count_insn(insn, &counts[1 + 2 * nsyms + sym]);
+				add_insn(insn, &counts[1 + 3 * nsyms + sym], width);
+			}
 		}
 		if (mark)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
@@ -262,7 +287,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		syms[0] = (struct sym){ 0, "[kernel]" };
 		nsyms = 1;
 	}
-	ncounts = 1 + 3 * nsyms;
+	ncounts = 1 + 4 * nsyms;
 	counts = calloc(ncounts, sizeof(*counts));
 	opened = calloc(ncounts, sizeof(*opened));
 	out = fopen(outpath, "w");
@@ -270,7 +295,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		fprintf(stderr, "insnprof: cannot write %s\n", outpath);
 		return -1;
 	}
-	fprintf(out, "insnprof 1 vcpus=%d kbase=0x%" PRIx64 " symbols=%zu\n",
+	fprintf(out, "insnprof 2 vcpus=%d kbase=0x%" PRIx64 " symbols=%zu\n",
 		info->system_emulation ? info->system.max_vcpus : 1, kbase,
 		nsyms);
 	fflush(out);

@@ -13,6 +13,13 @@
 #   labmon.err            labmon's messages
 #   labmon-interval-ms    the interval
 #   labmon-start-uptime   /proc/uptime when it started
+#   labmon-off            instead of all of them, where the job file says
+#                         "; bouncelab-labmon: off" (the I/O-size sweep's
+#                         short jobs): no sample, so no metric, not 0. A
+#                         sample costs about 250,000 instructions (2 ms of
+#                         instruction time); in a window of 0.2 s one
+#                         sample more or less, as the sampler's phase
+#                         falls, moved IOPS by 1% from boot to boot.
 # It samples the bounce-hist monitor's hist file while that monitor's
 # trigger is set (BOUNCE_HIST_ON: bounce-hist starts first, 20 < 30),
 # except on an exact clock: there each read sorts the trigger's whole
@@ -25,6 +32,11 @@
 labmon_start()
 {
 	local dir=$1 hist=''
+	LABMON_PID=''
+	if [ "$(job_line labmon "$PLAN/jobs/$3")" = off ]; then
+		echo "the job file says: bouncelab-labmon: off" >"$dir/labmon-off"
+		return 0
+	fi
 	if [ -n "$BOUNCE_HIST_ON" ] && [ "${BL_INSN_WINDOWS:-}" != 1 ]; then
 		hist="-b $BOUNCE_HIST_EV/hist"
 	fi
@@ -38,6 +50,7 @@ labmon_start()
 
 labmon_stop()
 {
+	[ -n "$LABMON_PID" ] || return 0
 	kill "$LABMON_PID" 2>/dev/null
 	wait "$LABMON_PID"
 }

@@ -19,7 +19,8 @@ SMALL = ["--variants", "pre,post,pre", "--disks", "ram-bounce+ram@insn,virtio:1"
          "--pressure", "none", "--reps", "2", "--exact-reps", "1",
          "--jobs", "lat-randread-4k-qd1,lat-randwrite-4k-qd1",
          "--probe-jobs", "lat-randread-4k-qd1", "--integrity-jobs", "integrity-direct-512-qd8",
-         "--integrity-reps", "1", "--pressure-disks", "none", "-j", "2"]
+         "--integrity-reps", "1", "--pressure-disks", "none", "--sweep-disks", "none",
+         "-j", "2"]
 # meta.json's keys, in the order bench/compare has always written them
 META_KEYS = ["run_id", "status", "started", "ended", "matrix_set", "variants", "disks",
              "pressure", "jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
@@ -28,7 +29,8 @@ META_KEYS = ["run_id", "status", "started", "ended", "matrix_set", "variants", "
              "sshlogins", "memhog_mb", "accel", "icount", "clock", "disk_clocks",
              "boot_timeout_s", "guest_bounds", "kernel_source_package",
              "kernel_source_version", "kernel_bases", "git_revision", "host",
-             "qemu_version", "qemu_cmdline_example", "guest_versions", "kernels"]
+             "qemu_version", "qemu_cmdline_example", "guest_versions", "kernels",
+             "sweep_disks", "sweep_jobs"]
 
 
 def plan(*args, env=None):
@@ -248,3 +250,37 @@ class Summary(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Sweep(unittest.TestCase):
+    """The I/O-size sweep: sweep_jobs run in the boots of the sweep_disks
+    entries only, after the probed twins, in A B / B A turns, never under a
+    pressure level; a sweep disk --disks left out takes the sweep with it."""
+    LAB = {"disk": {"ram-bounce": {"role": "bounce-candidate"}, "ram": {"role": "control"},
+                    "virtio": {"role": "control"}}}
+    P = dict(jobs=["j"], probe_jobs=["j"], integrity_jobs=["i"], integrity_reps=1,
+             pressure_levels=["full24"], pressure_jobs=["pw"],
+             sweep_disks=["ram-bounce+ram@insn"], sweep_jobs=["s1", "s2"])
+
+    def test_boot_jobs(self):
+        from planner import boots
+        jobs = boots.boot_jobs(self.P, self.LAB, ["ram-bounce", "ram"], "none", 1).split()
+        self.assertEqual(jobs, ["ram-bounce:j.fio", "ram:j.fio", "ram-bounce:j.fio:probe",
+                                "ram-bounce:s1.fio", "ram:s1.fio", "ram:s2.fio",
+                                "ram-bounce:s2.fio", "ram-bounce:i.fio", "ram:i.fio"])
+        # another entry, a pressure boot: no sweep
+        self.assertNotIn("s1", boots.boot_jobs(self.P, self.LAB, ["virtio"], "none", 1))
+        self.assertEqual(boots.boot_jobs(self.P, self.LAB, ["ram-bounce", "ram"], "full24", 1),
+                         "ram-bounce:pw.fio ram:pw.fio")
+
+    def test_arguments(self):
+        # --disks without the sweep's entry runs no sweep
+        r = plan("dry-run", "--disks", "virtio")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("sweep", r.stdout)
+        r = plan("dry-run", "--set", "sweep")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("sweep on ram-bounce+ram@insn: sweep-randread-4k-qd1", r.stdout)
+        r = plan("dry-run", "--set", "sweep", "--sweep-jobs", "none")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("empty matrix", r.stderr)

@@ -17,17 +17,19 @@ from analysis.history import changes, table
 # headline metric, matching job, disk and pressure (pattern None: every
 # job that has the metric).
 HEADLINES = [
-    ("read_iops", r"randread-4k-qd1(?!\d)"),
-    ("read_lat_p99_us", r"randread-4k-qd1(?!\d)"),
-    ("write_iops", r"randwrite-4k-qd1(?!\d)"),
-    ("write_lat_p99_us", r"randwrite-4k-qd1(?!\d)"),
-    ("read_bw", r"seqread"),
-    ("write_bw", r"seqwrite"),
-    ("bounced_bytes_per_gib", None),
-    ("cpu_s_per_gib", r"4k-qd1$"),
+    ("read_iops", r"^(?!sweep-).*randread-4k-qd1(?!\d)"),
+    ("read_lat_p99_us", r"^(?!sweep-).*randread-4k-qd1(?!\d)"),
+    ("write_iops", r"^(?!sweep-).*randwrite-4k-qd1(?!\d)"),
+    ("write_lat_p99_us", r"^(?!sweep-).*randwrite-4k-qd1(?!\d)"),
+    ("read_bw", r"^(?!sweep-).*seqread"),
+    ("write_bw", r"^(?!sweep-).*seqwrite"),
+    ("bounced_bytes_per_gib", r"^(?!sweep-)"),
+    ("cpu_s_per_gib", r"^(?!sweep-).*4k-qd1$"),
     ("bounce_submit_us_p50", None),
     ("bounce_endio_us_p50", None),
     ("integrity_bad_blocks", None),
+    # the I/O-size sweep's cost per byte at its two ends (tidy.py)
+    ("bounce_ns_per_byte", r"^sweep-rand(read|write)-(4k|1m)-qd1$"),
 ]
 SIZE = (1000, 560)
 PX_PER_RUN = 120

@@ -14,7 +14,7 @@ from . import PAGE_KB
 GUEST = "50-bounce-occupancy.sh"
 METRICS = ("bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_taken",
            "bounce_alloc_max_us", "bounce_reserve_used_pages", "bounce_pool_kib",
-           "bounce_pages_mean", "bounce_alloc_us_per_page")
+           "bounce_pages_mean", "bounce_alloc_us_per_page", "bounce_pages_per_io")
 
 
 def read(job):
@@ -33,4 +33,7 @@ def read(job):
         out["bounce_pages_mean"] = occ["page_ns"] / occ["span_ns"]
     if occ["allocated"] > 0:
         out["bounce_alloc_us_per_page"] = occ["alloc_ns"] / 1000.0 / occ["allocated"]
+    ios = sum(rec["ios"] for rec in job.directions.values())
+    if ios:
+        out["bounce_pages_per_io"] = occ["allocated"] / ios
     return out

@@ -11,6 +11,11 @@ analysis/insnprof.py.
                                bounce page, bio clone, ...)
   insn_bounces_per_io          bounced bios per I/O (the calls of the
                                bounce completions), where the kernel has them
+  insn_instructions_per_io, insn_copy_iters_per_io, insn_copy_bytes_per_io
+                               the same window in counts that carry to
+                               another CPU: instructions, rep movs
+                               iterations among them, the bytes they moved
+                               (plugin format 2 on)
 
 Only on an exact clock (the boot's lab.conf clock has an icount shift) and
 where both files are there: otherwise no row, never a 0.
@@ -20,7 +25,7 @@ from .. import insnprof as X
 GUEST = "70-insn-profile.sh"
 METRICS = ("insn_window_us_per_io", "insn_user_us_per_io", "insn_kernel_us_per_io",
            "insn_idle_us_per_io") + tuple(X.metric_key(p) for p in X.PART_NAMES) + (
-    "insn_bounces_per_io",)
+    "insn_bounces_per_io",) + X.COUNTS
 
 
 def profile(job):
@@ -36,4 +41,4 @@ def read(job):
     if not prof:
         return {}
     ios = sum(rec["ios"] for rec in job.directions.values())
-    return dict(X.job_rows(*prof, ios, job.boot.ns_per_insn))
+    return dict(X.job_rows(*prof, ios, job.boot.ns_per_insn) + X.count_rows(prof[0], ios))

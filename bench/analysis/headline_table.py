@@ -33,10 +33,48 @@ def _role_label(run, role):
 def headline_pairs(run):
     """(numerator, denominator) of the headline columns: what the series
     changed for the kernel as shipped (removed/baseline), the copies it
-    removed (removed/bounce) and the copies alone (baseline/bounce)."""
+    removed (removed/bounce) and the copies alone (baseline/bounce). A run
+    of several kernel versions (./run.sh versions) asks the versions
+    question instead: versions_pairs()."""
+    if len(set(_versions(run).values())) > 1:
+        return versions_pairs(run)
     rem, base, bnc = (_role_label(run, r) for r in (R.REMOVED, R.BASELINE, R.BOUNCE))
     pairs = [(rem, base), (rem, bnc), (base, bnc)]
     return [(a, b) for a, b in pairs if a and b]
+
+
+def _versions(run):
+    """{label: its kernel's release as a sortable tuple} of the run."""
+    out = {}
+    b = run.boots
+    if "kernel_release" not in b:
+        return out
+    for label, rel in b[["variant", "kernel_release"]].dropna().drop_duplicates().itertuples(index=False):
+        nums = tuple(int(x) for x in str(rel).split("-")[0].split(".") if x.isdigit())
+        out.setdefault(label, nums[:2])
+    return out
+
+
+def versions_pairs(run):
+    """The versions question's columns: in each version that has both,
+    its baseline against its bounce variant (what the copies cost there:
+    6.1/stock / 6.1/fixed, pre / pre-fixed); then each version's kernel as
+    shipped (its baseline, else its only label: 5.10/stock bounces as
+    shipped, 7.2/upstream has the series) against the one of the version
+    before it, oldest first."""
+    vers = _versions(run)
+    labels = [l for l in dict.fromkeys(run.boots["variant"]) if l in vers]
+    by_ver = {}
+    for l in labels:
+        by_ver.setdefault(vers[l], []).append(l)
+    pairs, shipped = [], []
+    for v in sorted(by_ver):
+        roles = {R.variant_role(run, l): l for l in reversed(by_ver[v])}
+        if R.BASELINE in roles and R.BOUNCE in roles:
+            pairs.append((roles[R.BASELINE], roles[R.BOUNCE]))
+        shipped.append(roles.get(R.BASELINE) or roles.get(R.REMOVED) or by_ver[v][0])
+    pairs += [(new, old) for old, new in zip(shipped, shipped[1:])]
+    return pairs
 
 
 def _refusal(run, label, disk):
@@ -111,6 +149,9 @@ def headline_table(run, verdicts):
     disks = [d for d in dict.fromkeys(verdicts["disk"])
              if "/" in str(d) and str(d).split("/")[0] in cands]
     disks = sorted(disks) + sorted(cands)
+    if len(set(_versions(run).values())) > 1:
+        # the versions question: each pair on the control disk beside
+        disks += [str(d).split("/")[1] for d in disks if "/" in str(d)]
     # the I/O-size sweep has a section of its own, below the first screen
     jobs = {j for j in performance_jobs(run) if not SW.shape(j)}
     heads = set(M.selected("headline"))
@@ -139,7 +180,8 @@ def headline_table(run, verdicts):
                     if M.kind(k.metric) == M.THROUGHPUT else "")
             # the CPU row by its slot's short name: the label is a sentence
             name = "CPU per GiB" if M.kind(k.metric) == M.COST else M.label(k.metric)
-            rows.append(f"| {disk if first else ''} | {where} | {name} | " +
+            shown = disk if R.is_candidate(run, base_disk) else f"{disk} (control)"
+            rows.append(f"| {shown if first else ''} | {where} | {name} | " +
                         " | ".join(cells) + f" | {foot} | "
                         f"{_integrity_cell(run, base_disk) if first and '/' not in str(disk) else ''} |")
             first = False

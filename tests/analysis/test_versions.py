@@ -505,5 +505,41 @@ class StandaloneScript(unittest.TestCase):
             self.assertEqual(png_size(os.path.join(tmp, "o.png")), (640, 400))
 
 
+class FirstScreen(unittest.TestCase):
+    """A run of every base asks the versions question on its first
+    screen: each version's baseline against its bounce variant, each
+    version's kernel as shipped against the one before, the control disk
+    beside."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        labels = ["5.10/stock", "6.1/stock", "6.1/fixed", "pre", "pre-fixed", "7.2/upstream"]
+        jobs = [dict(device=d, template="ram", job=JOB, bounces=0) for d in ("ram-bounce", "ram")]
+        H.make_run(cls.tmp.name, [dict(variant=v, disk="ram-bounce+ram", pressure="none",
+                                       rep=r, jobs=jobs)
+                                  for r in (1, 2, 3, 4) for v in labels])
+        from analysis import stats, tidy
+        cls.vrun = tidy.load_run(cls.tmp.name)
+        cls.verdicts = stats.verdicts(cls.vrun, n_boot=200)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_pairs(self):
+        from analysis import headline_table as HT
+        self.assertEqual(HT.headline_pairs(self.vrun),
+                         [("6.1/stock", "6.1/fixed"), ("pre", "pre-fixed"),
+                          ("6.1/stock", "5.10/stock"), ("pre", "6.1/stock"),
+                          ("7.2/upstream", "pre")])
+
+    def test_table_has_the_control_beside(self):
+        from analysis import headline_table as HT
+        text = "\n".join(HT.headline_table(self.vrun, self.verdicts))
+        self.assertIn("| 6.1/stock/6.1/fixed | pre/pre-fixed | 6.1/stock/5.10/stock |", text)
+        self.assertIn("| ram (control) |", text)
+
+
 if __name__ == "__main__":
     unittest.main()

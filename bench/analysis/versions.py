@@ -64,12 +64,21 @@ HEADLINES = [
     ("cost-counted", "Cost per bounced bio, counted (candidate less control, same boot)",
      [("bounce_us_per_bounce", r"^(?!sweep-).*4k-qd1$"),
       ("bounce_copy_us_per_bounce", r"^(?!sweep-).*4k-qd1$")]),
+    # writeback under memory pressure (the pressure jobs' cells, per
+    # level): the bounce pages a kernel holds at most (exact; "not
+    # measured" where there is no bounce code), the writer's bandwidth,
+    # the steady reader's tail and the share of time stalled on memory
+    ("memory", "Writeback under memory pressure",
+     [("bounce_pages_peak", r"writeback"), ("write_bw", r"writeback"),
+      ("read_lat_p99_us", r"writeback"), ("psi_some_us_per_s", r"writeback")]),
     # the I/O-size sweep's ends: what a bounce adds per byte at 4 KiB and
     # at 1 MiB
     ("per-byte", "Cost per byte bounced, I/O-size sweep, counted (candidate less control, "
      "same boot)", [("bounce_ns_per_byte", r"^sweep-rand(read|write)-(4k|1m)-qd1$")]),
 ]
 SHORT = {"bounce_submit_us_p50": "submit p50", "bounce_endio_us_p50": "completion p50",
+         "bounce_pages_peak": "bounce pages, peak", "write_bw": "writeback",
+         "psi_some_us_per_s": "PSI some",
          "bounce_us_per_bounce": "all", "bounce_copy_us_per_bounce": "copy",
          "read_lat_p99_us": "read p99", "write_lat_p99_us": "write p99"}
 # Units shown scaled (figures and tables).
@@ -151,9 +160,13 @@ def is_candidate(disk):
     return roles.disk_role(None, disk) == roles.CANDIDATE
 
 
-def headline_metric(metric, job):
-    for _, _, pairs in HEADLINES:
-        for m, pat in pairs:
+def headline_metric(metric, job, pairs=None):
+    """Whether (metric, job) is a headline of the versions table: of one
+    group's pairs, or of any group (a metric may head two groups, each
+    for its own jobs: the latency of the 4 KiB jobs, of the writeback)."""
+    groups = [pairs] if pairs is not None else [p for _, _, p in HEADLINES]
+    for group in groups:
+        for m, pat in group:
             if m == metric and (pat is None or re.search(pat, job)):
                 return True
     return False
@@ -229,8 +242,9 @@ def figure_cells(sel):
         for metric, _ in pairs:
             rows = sel[(sel["metric"] == metric) & sel["median"].notna()]
             keys = sorted({(r.disk, r.job, r.pressure) for r in rows.itertuples()
-                           if headline_metric(metric, r.job)})
-            out += [(metric, disk, job, pressure) for disk, job, pressure in keys]
+                           if headline_metric(metric, r.job, pairs)})
+            out += [(metric, disk, job, pressure) for disk, job, pressure in keys
+                    if (metric, disk, job, pressure) not in out]
     return out
 
 
@@ -299,14 +313,14 @@ def make_plots(df, order, p):
         data, params = figure_data(sel, versions, shown_roles, metric, disk, job, pressure)
         p.render(SCRIPT, figure_name(metric, job, disk, pressure), data, params,
                  f"{metrics.label(metric)} across kernel versions: {job}, {disk}, "
-                 f"pressure {pressure}", group_of(metric),
+                 f"pressure {pressure}", group_of(metric, job),
                  width=figure_width(len(versions)))
     return len(versions)
 
 
-def group_of(metric):
+def group_of(metric, job):
     for group, title, pairs in HEADLINES:
-        if metric in {m for m, _ in pairs}:
+        if headline_metric(metric, job, pairs):
             return title
     return metric
 
@@ -410,7 +424,7 @@ def table(sel, labels, pairs):
         cols += [(metric, r.disk, r.job, r.pressure) for r in
                  rows[["disk", "job", "pressure"]].drop_duplicates().sort_values(
                      ["disk", "job", "pressure"]).itertuples()
-                 if headline_metric(metric, r.job)]
+                 if headline_metric(metric, r.job, pairs)]
     if not cols:
         return None, []
     pressures = {c[3] for c in cols}

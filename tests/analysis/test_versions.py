@@ -49,6 +49,7 @@ VERSION_ORDER = ["5.10.262-1", "6.1.192-3", "6.12.118-1~deb12u1", "7.2.13-1"]
 ROLES = ["bounce", "baseline", "removed"]
 # the newer 6.12 pre-fixed value (versions-b also boots pre-fixed)
 NEWER = 2.0
+NOT_MEASURED_TEXT = V.NOT_MEASURED
 
 
 def old_rows():
@@ -503,6 +504,38 @@ class StandaloneScript(unittest.TestCase):
                 self.assertEqual(res.returncode, 0, res.stderr)
                 self.assertGreater(os.path.getsize(out), 0)
             self.assertEqual(png_size(os.path.join(tmp, "o.png")), (640, 400))
+
+
+class MemoryRows(unittest.TestCase):
+    """The pressure jobs' cells join the versions table: bounce pages at
+    most in flight, writeback, the reader's tail, PSI; "not measured"
+    where a kernel has no bounce code to count in, never 0."""
+
+    def test_section(self):
+        rows = four_versions()
+        src = rows[(rows["metric"] == "read_lat_p99_us") & (rows["job"] == JOB) &
+                   (rows["disk"] == DISK)]
+        extra = []
+        for metric in ("bounce_pages_peak", "write_bw"):
+            g = src.assign(job="pressure-writeback", pressure="full24", metric=metric)
+            if metric == "bounce_pages_peak":
+                g = g[g["role"] != "removed"]
+            extra.append(g)
+        with tempfile.TemporaryDirectory() as tmp:
+            hdir = os.path.join(tmp, "history")
+            write_history(hdir, pd.concat([rows] + extra, ignore_index=True))
+            commands.plot(hdir, n_boot=200)
+            text = read(os.path.join(hdir, table.REPORT_FILE))
+        sec = text.split("### Writeback under memory pressure", 1)[1].split("\n### ", 1)[0]
+        self.assertIn("pressure-writeback", sec)
+        self.assertIn("full24", sec)
+        head = [l for l in sec.splitlines() if l.startswith("| version")][0].split(" | ")
+        self.assertIn("ram-bounce pressure-writeback bounce pages, peak", head[4])
+        self.assertNotIn("lat-randread", " ".join(head))
+        row = [l for l in sec.splitlines() if l.startswith("| 7.2.13")][0].split(" | ")
+        self.assertEqual(row[4], NOT_MEASURED_TEXT)
+        pre = [l for l in sec.splitlines() if l.startswith("| 6.12.118") and "| pre |" in l][0]
+        self.assertNotIn(NOT_MEASURED_TEXT, pre.split(" | ")[4])
 
 
 class FirstScreen(unittest.TestCase):

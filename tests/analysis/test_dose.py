@@ -67,6 +67,20 @@ class DoseTest(unittest.TestCase):
         rows, _, _ = tidy.job_metrics(self.job(None))
         self.assertFalse([m for m, _ in rows if m.startswith("dose_")])
 
+    def test_a_run_with_doses_loads(self):
+        # the job's state is read apart from its metrics: a dose file must
+        # not break it (a run of pressure boots)
+        import glob
+        run = os.path.join(self.tmp.name, "run")
+        shutil.copytree(os.path.join(H.HERE, "fixtures", "pressure-run"), run)
+        for d in glob.glob(os.path.join(run, "boots", "*", "guest", "jobs", "*")):
+            with open(os.path.join(d, "dose"), "w") as f:
+                f.write(DOSE)
+        r = tidy.load_run(run)
+        got = r.tidy[r.tidy["metric"] == "dose_lowfree_kb"]["value"]
+        self.assertEqual(len(got), 3)
+        self.assertTrue((got == 24392).all())
+
     def test_unsettled_is_warned(self):
         _, info, _ = tidy.job_metrics(self.job(DOSE.replace(" children=", " unsettled children=")))
         self.assertTrue(any("unsettled" in w for w in info["warnings"]), info["warnings"])

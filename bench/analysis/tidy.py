@@ -240,12 +240,14 @@ def _within_boot_ratios(tidy, lab):
     """Rows of the pseudo-disk "A/B" for every lab.conf pair of a bounce
     candidate A and its control B that ran the same job in the same boot:
     value = A / B. TCG's speed, which swings up to 50% from boot to boot,
-    cancels in the ratio."""
+    cancels in the ratio. Not under a pressure level: there the two disks'
+    jobs are two trajectories of a chaotic reclaim, whose ratio carries
+    the noise of both and cancels nothing."""
     pairs = L.control_pairs(lab)
     if not pairs or not tidy:
         return []
     df = pd.DataFrame(tidy)
-    df = df[df["metric"].isin(RATIO_METRICS)]
+    df = df[df["metric"].isin(RATIO_METRICS) & (df["pressure"] == "none")]
     out = []
     for a, b in pairs:
         da, db = df[df["disk"] == a], df[df["disk"] == b]

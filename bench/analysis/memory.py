@@ -22,6 +22,7 @@ side).
 import os
 
 import numpy as np
+import pandas as pd
 
 from . import labconf as L
 from . import metrics as M
@@ -319,6 +320,79 @@ def _spread_line(run, pressure, job, variants):
             "NOT deterministic: the verdicts rest on the test across boots")
     return (f"| spread of repeated boots, writeback bandwidth (max/min − 1) | candidate | "
             f"{'; '.join(parts)}: {word} |" + " |" * (len(variants) + 0))
+
+
+# A pressure row is decided when it is exact, significant, or "no
+# difference" with an MDE at most this (%); the rest say what would.
+DECIDED_MDE_PCT = 10.0
+# The matrix set that decides the writeback rows tighter, and its cost.
+DECIDING_SET = "writeback"
+
+
+def undecided_rows(run, verdicts):
+    """The primary rows of the pressure jobs on candidate disks, of the
+    bounce variant against every other kernel, that are neither exact,
+    nor significant, nor "no difference" within DECIDED_MDE_PCT: [(metric,
+    other label, what the row says)]."""
+    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    if verdicts is None or verdicts.empty or not pressure_jobs or not bnc:
+        return []
+    v = verdicts[verdicts["job"].isin(pressure_jobs) & verdicts["primary"].astype(bool) &
+                 (verdicts["pressure"] != "none") &
+                 (verdicts["a"].isin(bnc) | verdicts["b"].isin(bnc))]
+    out = []
+    for r in v.itertuples():
+        if "/" in str(r.disk) or not ROLES.is_candidate(run, r.disk):
+            continue
+        exact = str(r.analysis).startswith("exact")
+        mde = getattr(r, "mde_pct", np.nan)
+        if exact or S.is_significant(r.verdict) or (
+                str(r.verdict).startswith("no significant") and np.isfinite(mde)
+                and mde <= DECIDED_MDE_PCT):
+            continue
+        other = r.b if r.a in bnc else r.a
+        said = (f"could detect ±{_fmt(mde, 2)}%" if np.isfinite(mde) else str(r.verdict))
+        out.append((r.metric, other, said))
+    return out
+
+
+def deciding_cost(run):
+    """"N boots, about M min" of the set that decides the writeback rows,
+    from bench/matrix and this run's own pressure boots' wall time, or ""
+    when the matrix has no such set."""
+    from planner import matrix   # bench/matrix's one parser
+    try:
+        keys = matrix.load().get(DECIDING_SET, {})
+    except OSError:
+        return ""
+    if not keys.get("variants") or not keys.get("reps"):
+        return ""
+    boots = len(keys["variants"]) * int(keys["reps"][0])
+    b = run.boots
+    secs = b[(b["pressure"] != "none") & (b["status"] == "ok")]["seconds"]
+    secs = pd.to_numeric(secs, errors="coerce").dropna()
+    if not len(secs):
+        return f"{boots} boots"
+    # the candidate disk alone: about half a boot of both, two side by side
+    return f"{boots} boots, about {boots * float(secs.median()) / 2 / 2 / 60:.0f} min"
+
+
+def undecided_line(run, verdicts):
+    """One line: which pressure rows this run could not decide to
+    ±DECIDED_MDE_PCT, and the set (and its cost) that would; "" when
+    every row is decided."""
+    rows = undecided_rows(run, verdicts)
+    if not rows:
+        return ""
+    names = sorted({M.label(m) for m, _, _ in rows})
+    worst = [s for _, _, s in rows if s.startswith("could detect")]
+    cost = deciding_cost(run)
+    return (f"Not decided to ±{DECIDED_MDE_PCT:g}% here ({len(rows)} rows: "
+            + "; ".join(names)
+            + (f"; the widest could detect {max(worst, key=lambda x: float(x.split('±')[1][:-1]))[len('could detect '):]}" if worst else "")
+            + f"): `./run.sh compare --set {DECIDING_SET}` decides them tighter"
+            + (f" ({cost})" if cost else "") + ".")
 
 
 def first_screen_line(run, verdicts):

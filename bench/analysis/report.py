@@ -335,6 +335,9 @@ def first_screen(run, verdicts, figures, run_dir):
     mem = MEM.first_screen_line(run, verdicts)
     if mem:
         out.append(f"- {mem}")
+    undecided = MEM.undecided_line(run, verdicts)
+    if undecided:
+        out.append(f"  {undecided}")
     out += [HT.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"

@@ -56,6 +56,28 @@ class PressureRun(unittest.TestCase):
         self.assertEqual(float(hog.max()), 0.0)
         self.assertIn("pressure hogs' CPU during the job, most (must be 0) | all | 0 s", self.text)
 
+    def test_first_screen_sentence(self):
+        line = memory.first_screen_line(self.data, self.verdicts)
+        self.assertTrue(line.startswith("Memory, under full24 (ram-bounce, pressure-writeback): "
+                                        "pre-fixed holds up to "), line)
+        self.assertIn("its writeback bandwidth is ", line)
+        self.assertIn("x post's (too few repetitions", line)
+
+    def test_undecided_rows_say_what_would_decide_them(self):
+        rows = memory.undecided_rows(self.data, self.verdicts)
+        # one boot each: every primary writeback row of pre-fixed against
+        # each other kernel is undecided
+        self.assertIn(("write_bw", "post", rows[0][2]), [r for r in rows if r[0] == "write_bw"])
+        self.assertEqual({o for _, o, _ in rows}, {"pre", "post"})
+        line = memory.undecided_line(self.data, self.verdicts)
+        self.assertIn("`./run.sh compare --set writeback` decides them tighter (48 boots", line)
+        # a row decided to within the bound is not listed
+        v = self.verdicts.copy()
+        sel = (v["metric"] == "write_bw") & v["primary"].astype(bool)
+        v.loc[sel, "verdict"] = stats.NO_DIFF
+        v.loc[sel, "mde_pct"] = 8.0
+        self.assertNotIn("write_bw", {m for m, _, _ in memory.undecided_rows(self.data, v)})
+
     def test_both_figures_made_and_linked(self):
         kinds = {f["kind"] for f in self.p.figures}
         self.assertLessEqual({"dose-response", "pressure-timeline"}, kinds)

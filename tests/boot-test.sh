@@ -33,6 +33,14 @@ section()
 		$0 == "BOUNCELAB-BOOT: begin " n { on = 1 }'
 }
 
+# Has section NAME of the serial log a line matching the ERE? grep reads
+# it all: a grep -q that quits early would SIGPIPE section, and under
+# pipefail a match would then read as none.
+section_has()
+{
+	section "$1" "$2" | grep -E "$3" >/dev/null
+}
+
 meminfo_value()
 {
 	section meminfo "$2" | awk -v k="$1:" '$1 == k { print $2 }'
@@ -44,7 +52,7 @@ check_meminfo_format()
 	bad=$(section meminfo "$log" |
 		grep -Ev '^[A-Za-z0-9_()]+: +[0-9]+( kB)?$')
 	[ -z "$bad" ] || { echo "malformed lines:"; echo "$bad"; return 1; }
-	section meminfo "$log" | grep -q '^MemTotal:' ||
+	section_has meminfo "$log" '^MemTotal:' ||
 		{ echo "no meminfo captured"; return 1; }
 	bad=$(section meminfo "$log" | cut -d: -f1 | sort | uniq -d)
 	[ -z "$bad" ] || { echo "names twice: $bad"; return 1; }
@@ -55,7 +63,7 @@ check_vmstat_format()
 	local log=$1 bad
 	bad=$(section vmstat "$log" | grep -Ev '^[a-z0-9_]+ [0-9]+$')
 	[ -z "$bad" ] || { echo "malformed lines:"; echo "$bad"; return 1; }
-	section vmstat "$log" | grep -q '^nr_free_pages ' ||
+	section_has vmstat "$log" '^nr_free_pages ' ||
 		{ echo "no vmstat captured"; return 1; }
 	bad=$(section vmstat "$log" | cut -d' ' -f1 | sort | uniq -d)
 	[ -z "$bad" ] || { echo "names twice: $bad"; return 1; }
@@ -63,16 +71,16 @@ check_vmstat_format()
 
 check_psi()
 {
-	section pressure/memory "$1" | grep -Eq '^some avg10=' &&
-		section pressure/memory "$1" | grep -Eq '^full avg10='
+	section_has pressure/memory "$1" '^some avg10=' &&
+		section_has pressure/memory "$1" '^full avg10='
 }
 
 # Is the bounce machinery (pool message, nr_bounce) present as expected?
 check_bounce_machinery()
 {
 	local log=$1 expect=$2 pool=no nr=no
-	section dmesg "$log" | grep -q 'bounce: pool size: [0-9]* pages' && pool=yes
-	section vmstat "$log" | grep -q '^nr_bounce ' && nr=yes
+	section_has dmesg "$log" 'bounce: pool size: [0-9]* pages' && pool=yes
+	section_has vmstat "$log" '^nr_bounce ' && nr=yes
 	[ "$pool" = "$expect" ] && [ "$nr" = "$expect" ] ||
 		{ echo "expected bounce code: $expect; pool message: $pool, nr_bounce: $nr"; return 1; }
 	if [ "$expect" = no ]; then

@@ -281,7 +281,7 @@ test_make_test_deps()
 	sb=$(sandbox make-test-deps)
 	echo 'bl_deps_install() { echo "$*" >>"$BL_ROOT/DEPS"; }' >>"$sb/lib/deps.sh"
 	make -s -C "$sb" test-deps >/dev/null 2>&1
-	if make -n -C "$sb" test 2>/dev/null | grep -qx './run.sh deps --test' &&
+	if make -n -C "$sb" test 2>/dev/null | grep -x './run.sh deps --test' >/dev/null &&
 	   grep -qw openssh-server "$sb/DEPS" && grep -qw qemu-system-x86 "$sb/DEPS"; then
 		t_ok "$name"
 	else

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Print every code line that names a serial, a disk or a kernel variant of
 bench/lab.conf outside bench/lab.conf itself: comments, docstrings and
-the matrix and job files (configuration) do not count.
+the matrix and job files (configuration) and the documentation (*.md) do
+not count.
 
   tests/lab/hard-coded.py REPO
 """
@@ -13,7 +14,7 @@ import sys
 
 ROOT = sys.argv[1]
 SCAN = ["bench", "lib", "guest", "run.sh", "kernels/build", "Makefile"]
-SKIP = re.compile(r"^(bench/lab\.conf|bench/matrix|bench/jobs/|guest/helpers/tests/)")
+SKIP = re.compile(r"^(bench/lab\.conf|bench/matrix|bench/jobs/|guest/helpers/tests/)|\.md$")
 
 
 def names():
@@ -53,7 +54,7 @@ def files():
         for d, _, fs in os.walk(path):
             for f in fs:
                 rel = os.path.relpath(os.path.join(d, f), ROOT)
-                if not SKIP.match(rel) and "__pycache__" not in rel:
+                if not SKIP.search(rel) and "__pycache__" not in rel:
                     yield rel
 
 

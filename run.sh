@@ -105,8 +105,9 @@ run_compare()
 {
 	local kernels arc=0
 	RC=0
-	# the plan and its time estimate only: no deps, no builds, no boots
-	case " $* " in *" --dry-run "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
+	# the plan and its time estimate (or the usage) only: no deps, no
+	# builds, no boots
+	case " $* " in *" --dry-run "* | *" --help "* | *" -h "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
 	# a bad argument is refused (exit 2) before anything is built; the
 	# planner names the kernels the run boots (of the set it runs)
 	kernels=$("$BL_ROOT/bench/plan" kernels "$@") || exit $?

@@ -20,7 +20,6 @@ BL_CACHE=$BOUNCELAB_CACHE
 
 # The one Debian kernel source tree the lab is built from.
 BL_KSRC_PKG=linux-source-6.12
-BL_KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 bl_log()
 {

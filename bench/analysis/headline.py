@@ -15,8 +15,6 @@ from . import metrics as M
 from . import roles as R
 from . import stats as S
 
-MIB = 1 << 20
-
 
 def _fmt(x, digits=3):
     if x is None or not np.isfinite(x):

@@ -53,8 +53,6 @@ SVG_KINDS = ("forest",)
 # grow by this much per group or bar instead of overlapping their labels.
 PX_PER_LABEL = 130
 GNUPLOT_TIMEOUT = 120
-# history.py reads the significant verdict words from here
-SIGNIFICANT = S.SIGNIFICANT
 
 
 def _slug(*parts):

@@ -112,6 +112,3 @@ def rank(run, label):
 def labels_with_role(run, role):
     return [v for v in dict.fromkeys(run.boots["variant"]) if variant_role(run, v) == role]
 
-
-def disks_with_role(run, role, disks):
-    return [d for d in disks if disk_role(run, d) == role]

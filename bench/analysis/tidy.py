@@ -213,15 +213,6 @@ def _job_state(jdir):
     if skipped is not None:
         return "skipped", skipped or "skipped (no reason given)"
     # the OOM killer took one of the lab's own processes: not a result
-    # the dose the job started from (pressure boots): what the level's
-    # name promised, as the kernel had it
-    dose = R.read_dose(os.path.join(jdir, "dose")) or {}
-    for key, metric in DOSE_METRICS.items():
-        if key in dose:
-            rows.append((metric, dose[key]))
-    if dose.get("settled") is False:
-        job.warn("lowhog froze outside its band (\"unsettled\"): this job's "
-                 "dose is off its target")
     kills = R.read_text(os.path.join(jdir, "oom-kills"))
     if kills:
         return "failed", f"the OOM killer struck: {kills.splitlines()[0]}"
@@ -248,7 +239,7 @@ RATIO_METRICS = M.selected("ratio")
 def _within_boot_ratios(tidy, lab):
     """Rows of the pseudo-disk "A/B" for every lab.conf pair of a bounce
     candidate A and its control B that ran the same job in the same boot:
-    value = A / B. TCG's speed, which swings up to 50% from boot to boot,
+    value = A / B. TCG's speed, which swings widely from boot to boot,
     cancels in the ratio."""
     pairs = L.control_pairs(lab)
     if not pairs or not tidy:

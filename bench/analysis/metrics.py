@@ -176,7 +176,7 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # so it says what the bandwidth says), nor is the sampled LowFree floor
 # (the dose sets it; the bounce pages' own footprint is counted exactly),
 # and allocation stalls and pages scanned stay exploratory: bursts whose
-# count spreads 20-60 % between trajectories of one kernel.
+# count spreads widely between trajectories of one kernel.
 _NOT_WRITEBACK = r"^(?!.*writeback)"
 PRIMARY = [
     ("throughput", r"writeback", "write_bw"),

@@ -18,7 +18,7 @@ both, so host-time disks get no budget.
 import numpy as np
 
 from . import determinism as D
-from . import labconf as L
+from lab import labconf as L
 from . import roles as ROLES
 from . import stats as S
 

@@ -24,7 +24,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from . import labconf as L
+from lab import labconf as L
 from . import metrics as M
 
 MIN_REPS = 2

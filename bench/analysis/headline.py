@@ -10,7 +10,7 @@ roles.py's answers.
 import numpy as np
 import pandas as pd
 
-from . import labconf as L
+from lab import labconf as L
 from . import metrics as M
 from . import roles as R
 from . import stats as S

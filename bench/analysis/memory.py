@@ -23,7 +23,7 @@ import os
 
 import numpy as np
 
-from . import labconf as L
+from lab import labconf as L
 from . import metrics as M
 from . import rawfiles as R
 from . import roles as ROLES

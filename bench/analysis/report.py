@@ -10,7 +10,7 @@ import numpy as np
 
 from . import headline as H
 from . import headline_table as HT
-from . import labconf as L
+from lab import labconf as L
 from . import budget as B
 from . import determinism as D
 from . import insnbudget as XB

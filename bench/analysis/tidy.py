@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from . import integrity as I
-from . import labconf as L
+from lab import labconf as L
 from . import metrics as M
 from . import monitors as MON
 from . import rawfiles as R

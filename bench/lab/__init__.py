@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the planner (bench/planner) and the analysis (bench/analysis) both
+read about the lab:
+
+  labconf  bench/lab.conf's one parser (lib/lab.sh runs it too:
+           labconf.py --shell)
+"""

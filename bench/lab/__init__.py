@@ -4,4 +4,5 @@ read about the lab:
 
   labconf  bench/lab.conf's one parser (lib/lab.sh runs it too:
            labconf.py --shell)
+  paths    the results and cache folders, found as lib/common.sh does
 """

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from lab import labconf as L
+from . import cells as C
 from . import metrics as M
 
 MIN_REPS = 2
@@ -42,7 +43,6 @@ _PERCENTILE = re.compile(r"_p\d+(\.\d+)?_us$")
 # mon_interval_ms, PSI) and spread beyond the bound even under instruction
 # time: they keep the permutation test, with the reps the entry has.
 EXACT_SLOTS = ("throughput", "latency tail")
-PROBED = "+probe"        # tidy.py's suffix of a probed twin's job name
 EXACT = "exact"          # the analysis column of a verdict decided by the bound
 
 
@@ -121,7 +121,7 @@ def deciding_cells(run):
     slowest few I/Os (32 at 1 MiB), where a timer tick lands or not."""
     from . import sweep as SW
     c = cells(run, slots=EXACT_SLOTS)
-    c = c[~c["job"].str.endswith(PROBED)]
+    c = c[~c["job"].map(C.is_probed).astype(bool)]
     sweep = [SW.shape(j) is not None for j in c["job"]]
     return c[~np.array(sweep, dtype=bool)] if len(c) else c
 

@@ -85,8 +85,9 @@ _add("bounce_gauge_pages_mean", "pages", LEVEL, "bounce pages in use, sampled me
 _add("cpu_s_per_gib", "s/GiB", COST,
      "guest CPU (sys+irq+softirq) per GiB moved (on an exact clock: counted kernel instructions)",
      "primary", "ratio", "headline")
-# The time budget of one I/O (monitors/proc.py, budget.py): its wall time
-# (1 / IOPS) and the tick-sampled CPU states of /proc/stat per I/O.
+# The time budget of one I/O (monitors/proc.py): its wall time (1 / IOPS)
+# and the tick-sampled CPU states of /proc/stat per I/O (insnbudget.py
+# says how far they are off the count).
 _add("time_wall_us_per_io", "µs", COST, "wall time per I/O (1 / IOPS)")
 _add("time_user_us_per_io", "µs", COST, "user CPU per I/O (/proc/stat user+nice)")
 _add("time_sys_us_per_io", "µs", COST, "system CPU per I/O (/proc/stat system)")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import cells as C
 from . import integrity as I
 from lab import labconf as L
 from . import metrics as M
@@ -104,7 +105,7 @@ def _job_name(jobdir_name, what, lab):
         job = job[:-4] if job.endswith(".fio") else job
         # a probed twin is a cell of its own: the probes cost time
         if len(parts) >= 3 and parts[2] == "probe":
-            job += "+probe"
+            job += C.PROBED
         return parts[0], job
     _, _, rest = jobdir_name.partition("-")
     # disk names hold dashes (ram-bounce, and ram): the longest one wins

@@ -37,6 +37,7 @@ commands:
                         arguments, 3 some boots failed, 130 interrupted),
                         or 4: every boot ok but the analysis failed
   report RUN-ID         redo the analysis and plots of a run in results/
+                        (or a run folder)
   versions [OPTIONS]    every base's stock (and fixed) kernel on the same
                         disks, interleaved (matrix set "versions"; options
                         as for compare), added to the history, which plots
@@ -53,6 +54,7 @@ commands:
 
 variants: $(bl_variants --all | tr '\n' ' ')
 cache:    $BL_CACHE (set BOUNCELAB_CACHE to move it)
+results:  $BL_RESULTS (set BOUNCELAB_RESULTS to move it)
 EOF
 }
 
@@ -105,8 +107,9 @@ run_compare()
 {
 	local kernels arc=0
 	RC=0
-	# the plan and its time estimate only: no deps, no builds, no boots
-	case " $* " in *" --dry-run "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
+	# the plan and its time estimate (or the usage) only: no deps, no
+	# builds, no boots
+	case " $* " in *" --dry-run "* | *" --help "* | *" -h "*) exec "$BL_ROOT/bench/compare" "$@" ;; esac
 	# a bad argument is refused (exit 2) before anything is built; the
 	# planner names the kernels the run boots (of the set it runs)
 	kernels=$("$BL_ROOT/bench/plan" kernels "$@") || exit $?
@@ -151,7 +154,7 @@ cmd_versions()
 		"$BL_ROOT/bench/history" add "$RUN" &&
 			"$BL_ROOT/bench/history" plot ||
 			bl_log "history failed; the run is intact: $RUN"
-		bl_log "across kernel versions: $BL_ROOT/results/history/history.md"
+		bl_log "across kernel versions: $BL_RESULTS/history/history.md"
 	fi
 	exit $RC
 }
@@ -159,9 +162,9 @@ cmd_versions()
 cmd_report()
 {
 	[ $# = 1 ] || bl_die "usage: ./run.sh report RUN-ID"
-	local run=$BL_ROOT/results/$1
+	local run=$BL_RESULTS/$1
 	[ -d "$run" ] || run=$1
-	[ -d "$run" ] || bl_die "no run '$1' in results/"
+	[ -d "$run" ] || bl_die "no run '$1' in $BL_RESULTS"
 	bl_deps_install $BL_DEPS_ANALYSIS
 	"$BL_ROOT/bench/analyze" "$run"
 }
@@ -176,7 +179,7 @@ cmd_history()
 	[ "${1:-}" != --check ] || { check=1; shift; }
 	bl_deps_install $BL_DEPS_ANALYSIS
 	for id in "$@"; do
-		[ -d "$BL_ROOT/results/$id" ] && ids+=("$BL_ROOT/results/$id") || ids+=("$id")
+		[ -d "$BL_RESULTS/$id" ] && ids+=("$BL_RESULTS/$id") || ids+=("$id")
 	done
 	if [ ${#ids[@]} -gt 0 ]; then
 		"$BL_ROOT/bench/history" add "${ids[@]}"

@@ -17,10 +17,12 @@ if [ -z "${BOUNCELAB_CACHE:-}" ]; then
 	fi
 fi
 BL_CACHE=$BOUNCELAB_CACHE
+# The run folders (bench/compare's results/<run-id>/, the history in
+# results/history/). Override with BOUNCELAB_RESULTS.
+BL_RESULTS=${BOUNCELAB_RESULTS:-$BL_ROOT/results}
 
 # The one Debian kernel source tree the lab is built from.
 BL_KSRC_PKG=linux-source-6.12
-BL_KSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz
 
 bl_log()
 {

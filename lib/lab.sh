@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench/lab.conf for shell scripts: the one description of the guest
 # machine, its disks and the variants' roles. Source it after
-# lib/common.sh. The file is parsed once, by bench/analysis/labconf.py
+# lib/common.sh. The file is parsed once, by bench/lab/labconf.py
 # (the lab's one parser of it), into the arrays BL_LAB and BL_LAB_NAMES;
 # the functions below only look values up.
 
 BL_LAB_FILE=${BOUNCELAB_LAB_FILE:-$BL_ROOT/bench/lab.conf}
-_bl_lab_out=$(/usr/bin/python3 "$BL_ROOT/bench/analysis/labconf.py" --shell "$BL_LAB_FILE") ||
+_bl_lab_out=$(/usr/bin/python3 "$BL_ROOT/bench/lab/labconf.py" --shell "$BL_LAB_FILE") ||
 	bl_die "cannot read $BL_LAB_FILE"
 eval "$_bl_lab_out"
 unset _bl_lab_out

@@ -14,8 +14,8 @@ more repetitions, and a comparison of two such cells needs no test: the
 ratio is known to the bound. Its interval is ratio / (1 + bound) to
 ratio * (1 + bound), and a change is real when that interval excludes 1.
 
-A cell that spreads more (writeback under memory pressure does, by 15-29 %
-from boot to boot even under instruction time) is not deterministic: the
+A cell that spreads more (writeback under memory pressure does, from boot
+to boot, even under instruction time) is not deterministic: the
 runner gives its entry more repetitions (bench/compare, after the first
 round) and its comparisons fall back to the permutation test (stats.py).
 """
@@ -24,7 +24,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from . import labconf as L
+from lab import labconf as L
+from . import cells as C
 from . import metrics as M
 
 MIN_REPS = 2
@@ -32,18 +33,16 @@ DEFAULT_BOUND_PCT = 0.2
 # A percentile from fio's latency histogram is a bucket, not a value: 64
 # buckets per power of two, so one bucket is at most 1/64 of its value.
 # Two boots whose p99 falls either side of a bucket edge differ by one
-# bucket (run cold-2: pre-fixed's probed read p99 at 0.95 %), so a
-# percentile's bound is at least one bucket.
+# bucket (a probed read p99 has), so a percentile's bound is at least one
+# bucket.
 FIO_BUCKET_PCT = 100 / 64
 _PERCENTILE = re.compile(r"_p\d+(\.\d+)?_us$")
 # The slots (metrics.primary_metrics) that time the I/O itself, which an
 # exact clock makes exact; they decide whether an entry needs more reps.
-# The others are sampled (CPU by the 250 Hz tick, LowFree every
-# mon_interval_ms, PSI) and spread even under instruction time (run
-# default-6, 6 boots: CPU per GiB 1.3-12 %, LowFree up to 0.41 %): they keep
-# the permutation test, with the reps the entry has.
+# The others are sampled (CPU by the timer tick, LowFree every
+# mon_interval_ms, PSI) and spread beyond the bound even under instruction
+# time: they keep the permutation test, with the reps the entry has.
 EXACT_SLOTS = ("throughput", "latency tail")
-PROBED = "+probe"        # tidy.py's suffix of a probed twin's job name
 EXACT = "exact"          # the analysis column of a verdict decided by the bound
 
 
@@ -116,12 +115,13 @@ def deciding_cells(run):
     itself. More reps would not make them repeat: a job of 16 KiB to
     1 MiB direct I/Os costs the kernel per bvec, and how many of the
     pages of fio's buffer merge into one bvec is where the page allocator
-    put them in that boot (a 64 KiB write moved 0.26 % between two boots
-    of one kernel, in bio_split_rw_at and __blk_rq_map_sg); a tail is the
+    put them in that boot (a 64 KiB write has moved beyond the bound
+    between two boots of one kernel, in bio_split_rw_at and
+    __blk_rq_map_sg); a tail is the
     slowest few I/Os (32 at 1 MiB), where a timer tick lands or not."""
     from . import sweep as SW
     c = cells(run, slots=EXACT_SLOTS)
-    c = c[~c["job"].str.endswith(PROBED)]
+    c = c[~c["job"].map(C.is_probed).astype(bool)]
     sweep = [SW.shape(j) is not None for j in c["job"]]
     return c[~np.array(sweep, dtype=bool)] if len(c) else c
 
@@ -131,8 +131,8 @@ def undecided(run):
     disk entry (boots.tsv "disk", e.g. ram-bounce+ram) that carried it:
     the entries that need more repetitions. A probed twin (JOB+probe) does
     not decide: it is there to time the bounce functions, and its latency
-    tail moved 1-3 % between insn boots (runs cold-2 and ssh-1) where the
-    unprobed job's stayed within a bucket."""
+    tail has moved by several buckets between insn boots where the
+    unprobed job's stayed within one."""
     c = deciding_cells(run)
     c = c[~c["deterministic"]].copy()
     if c.empty:

@@ -43,8 +43,10 @@ gives:
 import numpy as np
 
 from . import determinism as D
-from .budget import cell_median
+from lab import labconf as L
+from . import cells as C
 from . import insnprof as X
+from . import md
 from . import roles as ROLES
 from . import stats as S
 
@@ -59,8 +61,7 @@ TICK_CPU = ("time_sys_us_per_io", "time_irq_us_per_io")
 INSTRUMENTS = X.metric_key("instruments")
 
 
-def _fmt(x, nd=1):
-    return "n/a" if not np.isfinite(x) else f"{x:+.{nd}f}"
+_fmt = md.delta
 
 
 def pairs(run):
@@ -70,9 +71,9 @@ def pairs(run):
     t = run.tidy
     if t.empty or "insn_kernel_us_per_io" not in set(t["metric"]):
         return []
-    t = t[t["pressure"] == "none"] if "pressure" in t else t
+    t = t[t["pressure"] == L.NO_PRESSURE] if "pressure" in t else t
     variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
-    base = [v for v in variants if ROLES.variant_role(run, v) == "baseline"]
+    base = [v for v in variants if ROLES.variant_role(run, v) == ROLES.BASELINE]
     bounce = [v for v in variants if S.is_bounce_variant(run, v)]
     if not base or not bounce:
         return []
@@ -85,7 +86,7 @@ def pairs(run):
         jobs = set(t[(t["disk"] == disk) & (t["metric"] == "insn_kernel_us_per_io")]["job"])
         for job in sorted(jobs & perf):
             for v in bounce:
-                vals = {m: (cell_median(t, v, disk, job, m), cell_median(t, base[0], disk, job, m))
+                vals = {m: (C.median(t, v, disk, job, m), C.median(t, base[0], disk, job, m))
                         for m in metrics}
                 if np.isfinite(vals[WALL][0]) and np.isfinite(vals[WALL][1]):
                     out.append((disk, job, v, base[0], vals))
@@ -138,14 +139,14 @@ def per_job(run):
     t = run.tidy
     if t.empty or "insn_kernel_us_per_io" not in set(t["metric"]):
         return []
-    t = t[t["pressure"] == "none"]
+    t = t[t["pressure"] == L.NO_PRESSURE]
     variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
     out = []
     for disk in sorted(d for d in set(t["disk"]) if "/" not in str(d)):
         for job in sorted(set(t[(t["disk"] == disk) &
                                 (t["metric"] == "insn_kernel_us_per_io")]["job"])):
             for v in variants:
-                vals = {m: cell_median(t, v, disk, job, m)
+                vals = {m: C.median(t, v, disk, job, m)
                         for m in (WALL,) + SIDE + (INSTRUMENTS,)}
                 if np.isfinite(vals["insn_kernel_us_per_io"]):
                     out.append((disk, job, v, vals))
@@ -164,7 +165,7 @@ def _job_table(run):
            "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for disk, job, v, vals in rows:
         out.append("| " + " | ".join([disk, job, v] + [
-            f"{vals[m]:.1f}" if np.isfinite(vals[m]) else "n/a"
+            md.fmt(vals[m], fixed=1)
             for m in (WALL, "insn_window_us_per_io", "insn_user_us_per_io",
                       "insn_kernel_us_per_io", "insn_idle_us_per_io")]) + " |")
     return out + [""] + instrument_lines(run, rows)
@@ -179,7 +180,7 @@ def instrument_gaps(run, rows):
     bound, perf = D.bound_pct(run), D.performance_jobs(run)
     groups = {}
     for disk, job, v, vals in rows:
-        if job in perf and not job.endswith(D.PROBED) and np.isfinite(vals[INSTRUMENTS]):
+        if job in perf and not C.is_probed(job) and np.isfinite(vals[INSTRUMENTS]):
             groups.setdefault((disk, job), []).append((v, vals))
     out = []
     for (disk, job), vs in groups.items():
@@ -228,10 +229,10 @@ def per_bounce(run):
     out = []
     if t.empty:
         return out
-    t = t[t["pressure"] == "none"]
+    t = t[t["pressure"] == L.NO_PRESSURE]
     bound = D.bound_pct(run)
     for disk, job, v, b, vals in pairs(run):
-        if job.endswith(D.PROBED):
+        if C.is_probed(job):
             continue
         per_io = vals["insn_bounces_per_io"][0]
         if not (np.isfinite(per_io) and per_io > 0):
@@ -336,14 +337,14 @@ def _probe_note(run, disk, job, v):
     """What function_graph said of one bounce in the probed twin, against
     what its own hooks cost there (counted), or "" without a twin."""
     t = run.tidy
-    twin = job + D.PROBED
-    sub = cell_median(t, v, disk, twin, "bounce_submit_us_p50")
-    end = cell_median(t, v, disk, twin, "bounce_endio_us_p50")
-    if not (np.isfinite(sub) and np.isfinite(end)) or job.endswith(D.PROBED):
+    twin = job + C.PROBED
+    sub = C.median(t, v, disk, twin, "bounce_submit_us_p50")
+    end = C.median(t, v, disk, twin, "bounce_endio_us_p50")
+    if not (np.isfinite(sub) and np.isfinite(end)) or C.is_probed(job):
         return ""
-    own = cell_median(t, v, disk, twin, INSTRUMENTS)
-    clean = cell_median(t, v, disk, job, INSTRUMENTS)
-    per = cell_median(t, v, disk, twin, "insn_bounces_per_io")
+    own = C.median(t, v, disk, twin, INSTRUMENTS)
+    clean = C.median(t, v, disk, job, INSTRUMENTS)
+    per = C.median(t, v, disk, twin, "insn_bounces_per_io")
     cost = ""
     if np.isfinite(own) and np.isfinite(clean) and per and np.isfinite(per):
         hooks = (own - clean) / per
@@ -356,7 +357,7 @@ def _probe_note(run, disk, job, v):
 
 
 def _job_notes(run, disk, job, v, b, vals, total, wall):
-    if job.endswith(D.PROBED):
+    if C.is_probed(job):
         return [f"- **{disk} {job}** (the probed twin): {v} adds {_fmt(wall)} µs per "
                 f"I/O over {b}, of which the lab's instruments (function_graph, the "
                 f"bounce count) take {_fmt(_delta(vals, X.metric_key('instruments')))} "
@@ -417,8 +418,8 @@ def unit_deltas(run, disk, job, bounce, base):
     """{metric: bounce less baseline} of the count metrics, and the
     bounce variant's own pages and bios per I/O (the baseline takes none)."""
     t = run.tidy
-    t = t[t["pressure"] == "none"] if "pressure" in t else t
-    med = lambda v, m: cell_median(t, v, disk, job, m)
+    t = t[t["pressure"] == L.NO_PRESSURE] if "pressure" in t else t
+    med = lambda v, m: C.median(t, v, disk, job, m)
     out = {m: med(bounce, m) - med(base, m) for m in UNITS[:3]}
     out.update({m: med(bounce, m) for m in UNITS[3:]})
     out["insn_us"] = sum(med(bounce, m) - med(base, m)
@@ -441,9 +442,8 @@ def units_lines(run):
             [disk, job, f"{v} − {b}", _fmt(u["insn_us"], 2),
              _fmt(u["insn_instructions_per_io"], 0), _fmt(iters, 0),
              _fmt(u["insn_instructions_per_io"] - iters, 0), _fmt(nbytes, 0),
-             "n/a" if not np.isfinite(per) else f"{per:.2f}",
-             "n/a" if not np.isfinite(u["bounce_pages_per_io"]) else f"{u['bounce_pages_per_io']:.2f}",
-             "n/a" if not np.isfinite(u["insn_bounces_per_io"]) else f"{u['insn_bounces_per_io']:.3f}"])
+             md.fmt(per, fixed=2), md.fmt(u["bounce_pages_per_io"], fixed=2),
+             md.fmt(u["insn_bounces_per_io"], fixed=3)])
             + " |")
     if not rows:
         return []

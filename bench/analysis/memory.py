@@ -24,7 +24,9 @@ import os
 import numpy as np
 import pandas as pd
 
-from . import labconf as L
+from lab import labconf as L
+from . import cells as C
+from . import md
 from . import metrics as M
 from . import rawfiles as R
 from . import roles as ROLES
@@ -47,6 +49,9 @@ DOSE_PANELS = [("write_bw", "writeback MB/s (incl. fsync)", 1e-6),
                ("bounce_pages_peak", "bounce pages in flight, peak", 1.0)]
 
 
+_fmt = md.fmt
+
+
 def dose_panels(run):
     """DOSE_PANELS, the reader's latency as a run from before
     lat_percentiles=1 measured it (completion only) where it has no lat."""
@@ -54,21 +59,6 @@ def dose_panels(run):
         return DOSE_PANELS
     return [("read_clat_p99.9_us", "reader p99.9 completion latency, ms", s)
             if m == "read_lat_p99.9_us" else (m, lab, s) for m, lab, s in DOSE_PANELS]
-
-
-def _fmt(x, digits=3):
-    if x is None or not np.isfinite(x):
-        return "n/a"
-    return f"{x:.{digits}g}" if abs(x) < 10 ** digits else f"{x:.0f}"
-
-
-def _median(run, metric, variant, disk, pressure, job=None):
-    t = run.tidy
-    sel = t[(t["metric"] == metric) & (t["variant"] == variant) &
-            (t["disk"] == disk) & (t["pressure"] == pressure)]
-    if job is not None:
-        sel = sel[sel["job"] == job]
-    return float(sel["value"].median()) if len(sel) else np.nan
 
 
 def _occupancy_state(run, variant, disk):
@@ -92,7 +82,7 @@ def levels(run):
     targets = _targets(run)
 
     def key(p):
-        if p == "none":
+        if p == L.NO_PRESSURE:
             return (0, 0)
         return (1, -targets[p]) if np.isfinite(targets.get(p, np.nan)) else (2, 0)
     return sorted(found, key=key)
@@ -112,14 +102,14 @@ def footprint_lines(run):
         return out
     rows = []
     for disk in dict.fromkeys(t["disk"]):
-        if "/" in str(disk) or not ROLES.is_candidate(run, disk):
+        if C.is_ratio(disk) or not ROLES.is_candidate(run, disk):
             continue
         for v in ROLES.labels_with_role(run, ROLES.BOUNCE):
             state = _occupancy_state(run, v, disk)
-            sel = t[(t["variant"] == v) & (t["disk"] == disk) & (t["pressure"] == "none") &
+            sel = t[(t["variant"] == v) & (t["disk"] == disk) & (t["pressure"] == L.NO_PRESSURE) &
                     (t["metric"] == "bounce_pages_peak")]
             for job in sorted(set(sel["job"])):
-                vals = [_median(run, m, v, disk, "none", job) for m in FOOTPRINT]
+                vals = [C.median(t, v, disk, job, m, L.NO_PRESSURE) for m in FOOTPRINT]
                 rows.append(f"| {disk} | {v} | {job} | " +
                             " | ".join(_fmt(x) for x in vals) + " |")
             if not len(sel) and state in ("missing", "absent"):
@@ -152,7 +142,7 @@ def _boot_lowfree(run):
     entry = boots["disk"].iloc[0]
     for b in boots.itertuples():
         if (getattr(b, "status", "") != "ok" or not isinstance(getattr(b, "dir", None), str)
-                or b.disk != entry or getattr(b, "pressure", "none") != "none"):
+                or b.disk != entry or getattr(b, "pressure", L.NO_PRESSURE) != L.NO_PRESSURE):
             continue
         mi = R.read_meminfo(os.path.join(run.path, b.dir, "guest", "proc-start", "meminfo"))
         if mi and "LowFree" in mi:
@@ -199,47 +189,6 @@ def standing_lines(run):
     return out
 
 
-def oriented(verdicts, metric, disk, job, pressure, num, den):
-    """The verdict row of num against den (ratio num/den), turned round
-    when verdict.csv has it the other way; None when there is none."""
-    v = verdicts
-    sel = v[(v["metric"] == metric) & (v["disk"] == disk) & (v["job"] == job) &
-            (v["pressure"] == pressure)]
-    row = sel[(sel["b"] == num) & (sel["a"] == den)]
-    if len(row):
-        r = row.iloc[0]
-        return dict(ratio=r["ratio"], lo=r["ci_low"], hi=r["ci_high"], verdict=r["verdict"],
-                    mde=r.get("mde_pct", np.nan), relevance=r.get("relevance", ""),
-                    note=r.get("note", ""))
-    row = sel[(sel["b"] == den) & (sel["a"] == num)]
-    if len(row):
-        r = row.iloc[0]
-
-        def inv(x):
-            return 1.0 / x if np.isfinite(x) and x != 0 else np.nan
-        ratio = inv(r["ratio"])
-        verdict = r["verdict"]
-        if S.is_significant(verdict):
-            # the word is said of B against A: turned round with the ratio
-            verdict = S.word(metric, ratio > 1)
-        return dict(ratio=ratio, lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
-                    verdict=verdict, mde=r.get("mde_pct", np.nan),
-                    relevance=r.get("relevance", ""), note=r.get("note", ""))
-    return None
-
-
-def _cell(o):
-    if o is None or not np.isfinite(o["ratio"]):
-        return "n/a"
-    text = _fmt(o["ratio"])
-    if np.isfinite(o["lo"]) and np.isfinite(o["hi"]):
-        text += f" ({_fmt(o['lo'])}–{_fmt(o['hi'])})"
-    verdict = str(o["verdict"])
-    if verdict.startswith("no significant") and np.isfinite(o.get("mde", np.nan)):
-        verdict = f"no difference, could detect ±{_fmt(o['mde'], 2)}%"
-    return f"{text} {verdict}"
-
-
 def pressure_lines(run, verdicts):
     """Per pressure level: bounce/baseline and bounce/removed on every
     pressure metric, candidate disk and control side by side."""
@@ -251,22 +200,22 @@ def pressure_lines(run, verdicts):
     pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
     if not bnc or not others:
         return out
-    lvls = [p for p in levels(run) if p != "none" or pressure_jobs]
+    lvls = [p for p in levels(run) if p != L.NO_PRESSURE or pressure_jobs]
     lab = L.load(run.path)["pressure"]
     targets = _targets(run)
     for p in lvls:
         t = run.tidy[run.tidy["pressure"] == p]
         jobs = sorted(j for j in set(t["job"]) if not pressure_jobs or j in pressure_jobs)
-        if p == "none" and not jobs:
+        if p == L.NO_PRESSURE and not jobs:
             continue
         for job in jobs:
             rows = []
-            disks = [d for d in dict.fromkeys(t[t["job"] == job]["disk"]) if "/" not in str(d)]
+            disks = [d for d in dict.fromkeys(t[t["job"] == job]["disk"]) if not C.is_ratio(d)]
             for metric in PRESSURE_METRICS:
                 for disk in disks:
-                    cells = [_cell(oriented(verdicts, metric, disk, job, p, bnc[0], o))
+                    cells = [md.verdict_cell(C.oriented(verdicts, metric, disk, job, p, bnc[0], o))
                              for o in others]
-                    meds = [_median(run, metric, v, disk, p, job) for v in bnc + others]
+                    meds = [C.median(run.tidy, v, disk, job, metric, p) for v in bnc + others]
                     if all(not np.isfinite(m) for m in meds):
                         continue
                     ctl = "" if ROLES.is_candidate(run, disk) else " (control)"
@@ -307,7 +256,7 @@ def _spread_line(run, pressure, job, variants):
     parts, worst = [], 0.0
     for v in variants:
         for disk in dict.fromkeys(sel["disk"]):
-            if "/" in str(disk) or not ROLES.is_candidate(run, disk):
+            if C.is_ratio(disk) or not ROLES.is_candidate(run, disk):
                 continue
             x = sel[(sel["variant"] == v) & (sel["disk"] == disk)]["value"]
             if len(x) >= 2 and x.min() > 0:
@@ -402,13 +351,13 @@ def first_screen_line(run, verdicts):
     left free, and its writeback bandwidth against the removed kernel's
     and the baseline's, with CIs; "" when the run has no pressure boot."""
     pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
-    lvls = [p for p in levels(run) if p != "none"]
+    lvls = [p for p in levels(run) if p != L.NO_PRESSURE]
     bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
     if not pressure_jobs or not lvls or not bnc or verdicts is None or verdicts.empty:
         return ""
     p, t = lvls[0], run.tidy
     t = t[(t["pressure"] == p) & t["job"].isin(pressure_jobs)]
-    disks = [d for d in dict.fromkeys(t["disk"]) if "/" not in str(d) and ROLES.is_candidate(run, d)]
+    disks = [d for d in dict.fromkeys(t["disk"]) if not C.is_ratio(d) and ROLES.is_candidate(run, d)]
     if not disks:
         return ""
     disk, job = disks[0], sorted(set(t["job"]))[0]
@@ -427,15 +376,12 @@ def first_screen_line(run, verdicts):
               ROLES.labels_with_role(run, ROLES.REMOVED) + ROLES.labels_with_role(run, ROLES.BASELINE)]
     cells = []
     for o, _ in others:
-        c = oriented(verdicts, "write_bw", disk, job, p, bnc[0], o)
+        c = C.oriented(verdicts, "write_bw", disk, job, p, bnc[0], o)
         if c is None or not np.isfinite(c["ratio"]):
             continue
         ci = (f"{_fmt(c['lo'])}–{_fmt(c['hi'])}, " if np.isfinite(c["lo"]) and
               np.isfinite(c["hi"]) else "")
-        verdict = _cell(c)[len(_fmt(c["ratio"])):].strip()
-        if ci:
-            verdict = verdict[verdict.index(")") + 1:].strip()
-        cells.append(f"{_fmt(c['ratio'])}x {o}'s ({ci}{verdict})")
+        cells.append(f"{_fmt(c['ratio'])}x {o}'s ({ci}{md.verdict_words(c)})")
     if cells:
         head += ", and its writeback bandwidth is " + "; ".join(cells)
     return head + "."
@@ -464,10 +410,10 @@ def dose_response(run, p):
     bounce-candidate disk of the pressure jobs."""
     pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
     lvls = levels(run)
-    if not pressure_jobs or len([x for x in lvls if x != "none"]) < 1:
+    if not pressure_jobs or len([x for x in lvls if x != L.NO_PRESSURE]) < 1:
         return
     t = run.tidy[run.tidy["job"].isin(pressure_jobs)]
-    disks = [d for d in dict.fromkeys(t["disk"]) if "/" not in str(d) and ROLES.is_candidate(run, d)]
+    disks = [d for d in dict.fromkeys(t["disk"]) if not C.is_ratio(d) and ROLES.is_candidate(run, d)]
     if t.empty or not disks:
         return
     disk = disks[0]
@@ -483,7 +429,7 @@ def dose_response(run, p):
                 x = targets.get(lvl, np.nan)
                 if not np.isfinite(x):
                     x = np.median(low.get(v, [np.nan])) / 1024
-                y = _median(run, metric, v, disk, lvl, job)
+                y = C.median(run.tidy, v, disk, job, metric, lvl)
                 if np.isfinite(x) and np.isfinite(y):
                     lines.append(f"{x:.6g} {y * scale:.6g}")
             blocks.append(f"# {metric} {v}\n" + ("\n".join(lines) if lines else "? ?"))
@@ -500,7 +446,7 @@ def pressure_timeline(run, p):
     """LowFree, PSI some and the Bounce: gauge over the job at the
     strongest level, rep 1, every variant side by side in one figure."""
     pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
-    lvls = [x for x in levels(run) if x != "none"]
+    lvls = [x for x in levels(run) if x != L.NO_PRESSURE]
     if not lvls or not pressure_jobs or run.jobs.empty:
         return
     lvl = lvls[-1]

@@ -85,8 +85,9 @@ _add("bounce_gauge_pages_mean", "pages", LEVEL, "bounce pages in use, sampled me
 _add("cpu_s_per_gib", "s/GiB", COST,
      "guest CPU (sys+irq+softirq) per GiB moved (on an exact clock: counted kernel instructions)",
      "primary", "ratio", "headline")
-# The time budget of one I/O (monitors/proc.py, budget.py): its wall time
-# (1 / IOPS) and the tick-sampled CPU states of /proc/stat per I/O.
+# The time budget of one I/O (monitors/proc.py): its wall time (1 / IOPS)
+# and the tick-sampled CPU states of /proc/stat per I/O (insnbudget.py
+# says how far they are off the count).
 _add("time_wall_us_per_io", "µs", COST, "wall time per I/O (1 / IOPS)")
 _add("time_user_us_per_io", "µs", COST, "user CPU per I/O (/proc/stat user+nice)")
 _add("time_sys_us_per_io", "µs", COST, "system CPU per I/O (/proc/stat system)")
@@ -176,7 +177,7 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # so it says what the bandwidth says), nor is the sampled LowFree floor
 # (the dose sets it; the bounce pages' own footprint is counted exactly),
 # and allocation stalls and pages scanned stay exploratory: bursts whose
-# count spreads 20-60 % between trajectories of one kernel.
+# count spreads widely between trajectories of one kernel.
 _NOT_WRITEBACK = r"^(?!.*writeback)"
 PRIMARY = [
     ("throughput", r"writeback", "write_bw"),

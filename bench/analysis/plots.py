@@ -53,8 +53,6 @@ SVG_KINDS = ("forest",)
 # grow by this much per group or bar instead of overlapping their labels.
 PX_PER_LABEL = 130
 GNUPLOT_TIMEOUT = 120
-# history.py reads the significant verdict words from here
-SIGNIFICANT = S.SIGNIFICANT
 
 
 def _slug(*parts):
@@ -158,7 +156,7 @@ def latency_curves(run, p, everything=False):
     if curves.empty:
         return
     if not everything:
-        jobs = {j for j in HL.performance_jobs(run) if not SW.shape(j)}
+        jobs = {j for j in HL.question_jobs(run) if not SW.shape(j)}
         keep = [d in HL.candidate_disks(run) and j in jobs and dr == _tail_direction(run, d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
@@ -431,7 +429,7 @@ def _block_text(df):
 def _forest_rows(run, verdicts):
     """The primary rows of the performance jobs (no integrity job, no
     probed twin) that have a ratio."""
-    jobs = HL.performance_jobs(run)
+    jobs = HL.question_jobs(run)
     r = verdicts["ratio"].astype(float)
     return verdicts[verdicts["primary"].astype(bool) & verdicts["job"].isin(jobs) &
                     np.isfinite(r) & (r > 0)]

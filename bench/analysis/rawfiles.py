@@ -219,16 +219,6 @@ def read_labmon(path):
     return df
 
 
-def read_disks(path):
-    """guest/disks.txt -> {"usb": "/dev/sda" or "absent", ...}."""
-    out = {}
-    for line in (read_text(path) or "").splitlines():
-        parts = line.split()
-        if len(parts) >= 2:
-            out[parts[0]] = parts[1]
-    return out
-
-
 def read_clocksource(dmesg_path):
     """The clocksource the guest kernel ended on, from its dmesg."""
     last = None

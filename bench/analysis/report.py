@@ -8,47 +8,23 @@ import os
 
 import numpy as np
 
-from . import headline as H
-from . import headline_table as HT
-from . import labconf as L
-from . import budget as B
+from lab import labconf as L
 from . import determinism as D
+from . import headline as H
 from . import insnbudget as XB
-from . import sweep as SW
+from . import md
 from . import memory as MEM
 from . import metrics as M
 from . import roles as ROLES
 from . import stats as S
+from . import sweep as SW
 from . import tidy as T
+from .md import p_text as _p, ratio_text, table as _table
 
 # Pairs for the one-line-per-cell headline, most telling first.
 MAX_HEADLINES = 12
 MAX_FIRST = 20          # relevant rows in the table below the first screen
 TABLES = "tables.md"    # the full verdict tables, next to report.md
-
-
-def fmt(x, digits=4):
-    if x is None or (isinstance(x, float) and not np.isfinite(x)):
-        return ""
-    if isinstance(x, (int, np.integer)):
-        return str(int(x))
-    ax = abs(x)
-    if ax != 0 and (ax >= 1e8 or ax < 1e-3):
-        return f"{x:.{digits - 1}e}"
-    if ax >= 10 ** digits:
-        return f"{x:.0f}"
-    return f"{x:.{digits}g}"
-
-
-def _md(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _table(header, rows):
-    out = ["| " + " | ".join(header) + " |",
-           "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)
 
 
 def _short(text, width=160):
@@ -63,16 +39,6 @@ def _link(run_dir, rel, text, image=False):
     if not os.path.isfile(os.path.join(run_dir, rel)):
         return ""
     return f"{'!' if image else ''}[{text}]({rel})"
-
-
-def ratio_text(row):
-    """"1.41 (95% CI 1.30-1.52)" or just the ratio when there is no CI."""
-    if not np.isfinite(row["ratio"]):
-        return ""
-    text = fmt(row["ratio"], 3)
-    if np.isfinite(row["ci_low"]):
-        text += f" (95% CI {fmt(row['ci_low'], 3)}–{fmt(row['ci_high'], 3)})"
-    return text
 
 
 def bounce_status(run):
@@ -124,7 +90,7 @@ def clocks_line(run):
 def _about_the_question(verdicts, run):
     """The rows of the performance jobs (not integrity jobs, which measure
     data, nor probed twins, which measure the probes); all without run."""
-    return verdicts if run is None else verdicts[verdicts["job"].isin(H.performance_jobs(run))]
+    return verdicts if run is None else verdicts[verdicts["job"].isin(H.question_jobs(run))]
 
 
 def decided(verdicts):
@@ -178,9 +144,9 @@ def controls_line(verdicts, run=None):
         real = (f"; instruction time ({', '.join(sorted(set(exact['disk'])))}): "
                 f"{len(r_rel)} of {len(exact)} rows relevant")
         if len(r_rel):
-            real += f" (up to {fmt(_max_pct(r_rel), 2)}%: real differences between the kernels)"
+            real += f" (up to {md.fmt(_max_pct(r_rel), 2, '')}%: real differences between the kernels)"
         if len(r_neg):
-            real += (f", {len(r_neg)} negligible (at most {fmt(_max_pct(r_neg), 2)}%: "
+            real += (f", {len(r_neg)} negligible (at most {md.fmt(_max_pct(r_neg), 2, '')}%: "
                      "below the smallest effect of interest)")
     host = c[~on_exact]
     n = len(host)
@@ -234,12 +200,6 @@ def guest_bounds_line(run):
         for name, key, unit in parts) + " (meta.json)."
 
 
-def integrity_section(run):
-    """Markdown lines about data integrity (headline.py); [] when the run
-    has no integrity data."""
-    return H.integrity_section(run)
-
-
 def uncomparable(verdicts, run):
     """One line per reason why cells cannot be compared (no data on a
     side, refused disks, a single variant), with the count of rows."""
@@ -274,12 +234,8 @@ def lonely_cells(run):
     return out
 
 
-def _p(x):
-    return "" if not np.isfinite(x) else (f"{x:.2g}" if x >= 0.001 else f"{x:.1e}")
-
-
 def mde_text(row):
-    return "n/a" if not np.isfinite(row["mde_pct"]) else f"±{fmt(row['mde_pct'], 2)}%"
+    return "n/a" if not np.isfinite(row["mde_pct"]) else f"±{md.fmt(row['mde_pct'], 2)}%"
 
 
 def headline_text(row):
@@ -328,7 +284,7 @@ def first_screen(run, verdicts, figures, run_dir):
     table (what the removed copies cost, what the series changed), data
     integrity, the controls and the count of relevant verdicts."""
     out = [f"Bounce path: **{bounce_status(run)[1]}**.", ""]
-    table = HT.headline_table(run, verdicts)
+    table = H.headline_table(run, verdicts)
     if table:
         out += table + [""]
     out += [f"- {line}" for line in XB.share_lines(run, verdicts)]
@@ -338,7 +294,7 @@ def first_screen(run, verdicts, figures, run_dir):
     undecided = MEM.undecided_line(run, verdicts)
     if undecided:
         out.append(f"  {undecided}")
-    out += [HT.integrity_line(run), ""]
+    out += [H.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
             " (primary rows of pairs that can only differ by noise).", ""]
@@ -388,7 +344,7 @@ def details_screen(run, verdicts, figures, run_dir):
             f"{tables or 'verdict.csv'}; every row: "
             f"{_link(run_dir, 'verdict.csv', 'verdict.csv') or 'verdict.csv'}.", ""]
     out += ["## Data integrity", ""]
-    out += integrity_section(run) or ["No integrity data in this run."]
+    out += H.integrity_section(run) or ["No integrity data in this run."]
     return out + [""]
 
 
@@ -426,7 +382,7 @@ def _bounce_section(run):
            ""]
     if not bs.empty:
         rows = [[r.variant, r.disk, r.job, r.pressure, str(r.jobs),
-                 fmt(r.bounces) if r.counted else "", r.trace]
+                 md.fmt(r.bounces, 4, "") if r.counted else "", r.trace]
                 for r in bs.itertuples()]
         out.append(_table(["variant", "disk", "job", "pressure", "jobs",
                            "bounced bios (sum)", "tracepoint"], rows))
@@ -439,7 +395,7 @@ def _rows_table(rows):
                    "note"],
                   [[M.label(r.metric) + f" ({r.unit})", f"{r.b} vs {r.a}" +
                     (" (control)" if r.control else ""),
-                    f"{r.n_a}/{r.n_b}", fmt(r.median_a), fmt(r.median_b),
+                    f"{r.n_a}/{r.n_b}", md.fmt(r.median_a, 4, ""), md.fmt(r.median_b, 4, ""),
                     ratio_text(r._asdict()), _p(r.p_value), _p(r.p_adjusted),
                     mde_text(r._asdict()) if np.isfinite(r.p_value) else "",
                     r.analysis, r.verdict, getattr(r, "relevance", ""), r.note]
@@ -554,9 +510,6 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     sweep = SW.section(run)
     if sweep:
         parts += ["## What a bounce costs per byte: the I/O-size sweep", ""] + sweep + [""]
-    budget = B.section(run)
-    if budget:
-        parts += ["## Where an I/O's time goes", ""] + budget + [""]
     memory = MEM.section(run, verdicts, figures, run_dir)
     if memory:
         parts += ["## What a bounce costs in memory", ""] + memory + [""]

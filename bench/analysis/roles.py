@@ -19,7 +19,7 @@ looked up by label first, then by the kernel variant the label boots
   control           a disk that never bounces: baseline and bounce run the
                     same code there, so that pair is an A/A pair
 """
-from . import labconf as L
+from lab import labconf as L
 from . import tidy as T
 
 BASELINE, BOUNCE, REMOVED = "baseline", "bounce", "removed"
@@ -112,6 +112,3 @@ def rank(run, label):
 def labels_with_role(run, role):
     return [v for v in dict.fromkeys(run.boots["variant"]) if variant_role(run, v) == role]
 
-
-def disks_with_role(run, role, disks):
-    return [d for d in disks if disk_role(run, d) == role]

@@ -39,7 +39,9 @@ from . import determinism as D
 from . import insnprof as X
 from . import roles as ROLES
 from . import stats as S
-from .budget import cell_median
+from lab import labconf as L
+from . import cells as C
+from . import md
 
 SHAPE = re.compile(r"^sweep-(rand|seq)(read|write)-([0-9]+)([km])-qd([0-9]+)$")
 PAGE = 4096
@@ -105,7 +107,7 @@ def _labels(run):
 
 def _tidy(run):
     t = run.tidy
-    return t[t["pressure"] == "none"] if "pressure" in t else t
+    return t[t["pressure"] == L.NO_PRESSURE] if "pressure" in t else t
 
 
 def _info(run, variant, disk, job, column):
@@ -145,7 +147,7 @@ def points(run):
         return []
     out = []
     for disk, job, sh in _jobs(run, t):
-        med = lambda v, m: cell_median(t, v, disk, job, m) if v else np.nan
+        med = lambda v, m: C.median(t, v, disk, job, m) if v else np.nan
         d = lambda m: med(bounce, m) - med(base, m)
         nbytes = sh["bytes"]
         iops = f"{sh['dir']}_iops"
@@ -208,16 +210,6 @@ def _worst(pts, parts):
     return max(hits) if hits else None
 
 
-def _f(x, nd=3, sign=False):
-    if x is None or not np.isfinite(x):
-        return "n/a"
-    return f"{x:+.{nd}f}" if sign else f"{x:.{nd}f}"
-
-
-def _n(x):
-    return "n/a" if x is None or not np.isfinite(x) else f"{x:g}"
-
-
 def section(run):
     """Markdown lines, or [] when the run has no counted sweep job."""
     pts = points(run)
@@ -237,11 +229,11 @@ def section(run):
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in pts:
         out.append("| " + " | ".join(
-            [p["job"], size_text(p["bytes"]), str(p["qd"]), _f(p["d_us"], 2, True),
-             _f(p["d_us_page"], 3, True), _f(p["d_ns_byte"], 4, True)] +
-            [_f(p["parts_ns_byte"][x], 4, True) for x in X.PART_NAMES if x != "instruments"] +
-            [_f(p["parts_ns_byte"]["instruments"], 4, True)] +
-            [_f(p["bios_per_io"], 3), _f(p["pages_per_io"], 2)]) + " |")
+            [p["job"], size_text(p["bytes"]), str(p["qd"]), md.delta(p["d_us"], 2),
+             md.delta(p["d_us_page"], 3), md.delta(p["d_ns_byte"], 4)] +
+            [md.delta(p["parts_ns_byte"][x], 4) for x in X.PART_NAMES if x != "instruments"] +
+            [md.delta(p["parts_ns_byte"]["instruments"], 4)] +
+            [md.fmt(p["bios_per_io"], fixed=3), md.fmt(p["pages_per_io"], fixed=2)]) + " |")
     worst = {x: _worst(pts, [x]) for x in X.PART_NAMES}
     worst = {x: w for x, w in worst.items() if w}
     if worst:
@@ -268,9 +260,9 @@ def section(run):
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in pts:
         out.append("| " + " | ".join(
-            [p["job"], size_text(p["bytes"]), str(p["qd"]), _n(p["max_sectors_kb"]),
-             _n(p["max_segments"]), _n(p["requests"]), str(p["predicted"]), _n(p["peak"]),
-             _f(p["mean"], 3), _f(p["alloc_us_page"], 3), p["note"]]) + " |")
+            [p["job"], size_text(p["bytes"]), str(p["qd"]), md.fmt(p["max_sectors_kb"], 6),
+             md.fmt(p["max_segments"], 6), md.fmt(p["requests"], 6), str(p["predicted"]), md.fmt(p["peak"], 6),
+             md.fmt(p["mean"], fixed=3), md.fmt(p["alloc_us_page"], fixed=3), p["note"]]) + " |")
     rem = pts[0]["removed"]
     out += ["", f"IOPS against {bounce} per size (the figure \"sweep\"): "
             + (f"{rem}/{bounce} and " if rem else "") + f"{base}/{bounce}, beside {base}'s "
@@ -281,9 +273,9 @@ def section(run):
     out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for p in pts:
         out.append("| " + " | ".join(
-            [p["job"], size_text(p["bytes"]), _f(p["base_us"], 1)] +
-            ([_f(p["r_removed"], 4)] if rem else []) +
-            [_f(p["r_base"], 4), _f(p["spread"], 4) + ("" if not np.isfinite(p["spread"])
+            [p["job"], size_text(p["bytes"]), md.fmt(p["base_us"], fixed=1)] +
+            ([md.fmt(p["r_removed"], fixed=4)] if rem else []) +
+            [md.fmt(p["r_base"], fixed=4), md.fmt(p["spread"], fixed=4) + ("" if not np.isfinite(p["spread"])
                                                         or p["spread"] <= bound else " **!**")])
             + " |")
     return out + [""]

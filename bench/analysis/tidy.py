@@ -23,8 +23,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from . import cells as C
 from . import integrity as I
-from . import labconf as L
+from lab import labconf as L
 from . import metrics as M
 from . import monitors as MON
 from . import rawfiles as R
@@ -104,7 +105,7 @@ def _job_name(jobdir_name, what, lab):
         job = job[:-4] if job.endswith(".fio") else job
         # a probed twin is a cell of its own: the probes cost time
         if len(parts) >= 3 and parts[2] == "probe":
-            job += "+probe"
+            job += C.PROBED
         return parts[0], job
     _, _, rest = jobdir_name.partition("-")
     # disk names hold dashes (ram-bounce, and ram): the longest one wins
@@ -239,7 +240,7 @@ RATIO_METRICS = M.selected("ratio")
 def _within_boot_ratios(tidy, lab):
     """Rows of the pseudo-disk "A/B" for every lab.conf pair of a bounce
     candidate A and its control B that ran the same job in the same boot:
-    value = A / B. TCG's speed, which swings up to 50% from boot to boot,
+    value = A / B. TCG's speed, which swings widely from boot to boot,
     cancels in the ratio. Not under a pressure level: there the two disks'
     jobs are two trajectories of a chaotic reclaim, whose ratio carries
     the noise of both and cancels nothing."""

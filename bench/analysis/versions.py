@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from debian.debian_support import Version
 
-from analysis import metrics, plots, report, roles
+from analysis import md, metrics, plots, roles
 
 PREFIX = "versions"
 SCRIPT = "versions"
@@ -343,9 +343,9 @@ def _sum_values(text):
 def _cell_text(row, scale):
     if row is None or not np.isfinite(row["median"]):
         return NOT_MEASURED
-    text = report.fmt(row["median"] * scale)
+    text = md.fmt(row["median"] * scale, 4, "")
     if np.isfinite(row["ci_low"]) and np.isfinite(row["ci_high"]):
-        text += f" [{report.fmt(row['ci_low'] * scale)}, {report.fmt(row['ci_high'] * scale)}]"
+        text += f" [{md.fmt(row['ci_low'] * scale, 4, '')}, {md.fmt(row['ci_high'] * scale, 4, '')}]"
     return text
 
 
@@ -377,7 +377,7 @@ def reading(sel, labels):
         if not len(bb) and bios is None:
             absent.append(_vname(v, label))
         elif (bb.max() > 0) if len(bb) else (bios > 0):
-            what = [f"{report.fmt(bb.max() / (1 << 20))} MiB/GiB"] if len(bb) else []
+            what = [f"{md.fmt(bb.max() / (1 << 20), 4, '')} MiB/GiB"] if len(bb) else []
             what += [f"{bios:.0f} bios in all"] if bios is not None else []
             bounced.append(f"{_vname(v, label)} ({', '.join(what)})")
         else:
@@ -490,7 +490,7 @@ def report_lines(df, order, figures, link):
         if header is None:
             out += [f"{NOT_MEASURED.capitalize()} on any version.", ""]
             continue
-        out += [report._table(header, rows), ""]
+        out += [md.table(header, rows), ""]
         for f in (f for f in figures if f["group"] == title):
             out += [link(f), ""]
     return out

@@ -17,5 +17,5 @@ loop, the signals and the locking).
             variant and disk (the analysis's rule for "exercised"), and
             the failed boots
 
-lab.conf is read through analysis.labconf, its one parser.
+lab.conf is read through lab.labconf, its one parser.
 """

@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import sys
 
-from analysis import labconf as L
+from lab import labconf as L
 
 from . import boots as B
 from .options import BadArg

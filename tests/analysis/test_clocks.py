@@ -10,7 +10,8 @@ import unittest
 import pandas as pd
 
 import helpers as H
-from analysis import headline, labconf, report, tidy
+from analysis import headline, report, tidy
+from lab import labconf
 from analysis.history import runs
 
 LAB = labconf.load()

@@ -9,6 +9,7 @@ import tempfile
 import unittest
 
 import helpers as H
+from analysis import cells as C
 from analysis import determinism as D
 from analysis import stats as S
 from analysis import tidy
@@ -100,7 +101,7 @@ class ExactCells(unittest.TestCase):
     def test_probed_twin_does_not_decide(self):
         run = run_with(os.path.join(self.tmp.name, "r"),
                        {"pre": [1.0, 1.0005], "post": [1.2, 1.26]}, probe=())
-        self.assertEqual(set(D.cells(run)["job"]), {JOB + D.PROBED})
+        self.assertEqual(set(D.cells(run)["job"]), {JOB + C.PROBED})
         self.assertFalse(D.cells(run)["deterministic"].all())
         self.assertTrue(D.undecided(run).empty)
 

@@ -9,7 +9,8 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis import labconf, rawfiles, tidy
+from analysis import rawfiles, tidy
+from lab import labconf
 
 # A lab_occupancy file as the lab-bounce kernel prints it.
 OCCUPANCY = {"inflight": 0, "peak": 128, "allocated": 4096,

@@ -11,7 +11,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis import labconf
+from lab import labconf
 from planner import matrix
 
 PLAN = os.path.join(H.ROOT, "bench", "plan")

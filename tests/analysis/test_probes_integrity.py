@@ -114,11 +114,11 @@ class IntegrityReport(unittest.TestCase):
         text = "\n".join(self.run_with([("pre", 0, 0), ("pre-fixed", 1700, 4096)]))
         self.assertIn("**pre-fixed corrupts data**", text)
         self.assertIn("1700 of 2048", text)
-        self.assertIn("No bad block on pre.", text)
+        self.assertIn("no bad block on pre.", text)
 
     def test_clean_run(self):
         text = "\n".join(self.run_with([("pre", 0, 0), ("post", 0, 0)]))
-        self.assertIn("No variant corrupted data", text)
+        self.assertIn("no kernel corrupted data", text)
         self.assertNotIn("corrupts data", text)
 
 

@@ -51,12 +51,12 @@ class Relevance(unittest.TestCase):
 class CostBelowNoise(unittest.TestCase):
     def test_gain_is_below_the_noise(self):
         self.assertTrue(headline.cost_text(np.array([1.30, 1.10, 1.25])).startswith(
-            "below the noise (±"))
-        self.assertEqual(headline.cost_text(np.array([1.2])), "below the noise (one boot)")
+            "no difference, could detect ±"))
+        self.assertEqual(headline.cost_text(np.array([1.2])), "no difference (one boot)")
 
     def test_noise_reaching_one(self):
         self.assertTrue(headline.cost_text(np.array([0.8, 1.05, 0.95, 1.1])).startswith(
-            "below the noise"))
+            "no difference"))
 
     def test_real_cost(self):
         text = headline.cost_text(np.array([0.80, 0.81, 0.79, 0.80, 0.80, 0.81]))

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import headline_table as HT, insnbudget, insnprof as X, plots, report
+from analysis import headline as HT, insnbudget, insnprof as X, plots, report
 from analysis import stats as S, sweep as SW, tidy, versions as V
 from analysis.monitors import queue_limits
 

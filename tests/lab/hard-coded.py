@@ -19,9 +19,9 @@ SKIP = re.compile(r"^(bench/lab\.conf|bench/matrix|bench/jobs/|guest/helpers/tes
 
 def names():
     """The disks and variants of lab.conf and the serials of its channels,
-    as bench/analysis/labconf.py (lab.conf's one parser) reads them."""
+    as bench/lab/labconf.py (lab.conf's one parser) reads them."""
     sys.path.insert(0, os.path.join(ROOT, "bench"))
-    from analysis import labconf
+    from lab import labconf
     with open(os.path.join(ROOT, "bench", "lab.conf"), encoding="utf-8") as f:
         lab = labconf.parse(f.read())
     out = set(lab["disk"]) | set(lab["role"])

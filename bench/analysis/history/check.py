@@ -13,7 +13,7 @@ effect of interest (metrics.min_effect; stats.relevance calls it
 "relevant"). Either direction counts: a kernel that got faster changed
 too, and the lines say which way.
 """
-from analysis import metrics, report, stats
+from analysis import md, metrics, stats
 from analysis.history import figures, table
 
 
@@ -47,7 +47,7 @@ def line(r):
                    if n and not n.startswith("kernel source "))
     return (f"{r['metric']} {r['job']} {r['disk']} {r['pressure']}, variant "
             f"{r['variant']} ({r['version_a']} -> {r['version_b']}): "
-            f"{report.fmt(r['median_a'])} -> {report.fmt(r['median_b'])} {r['unit']}, "
-            f"{r['verdict']}, ratio {report.ratio_text(r)}: "
+            f"{md.fmt(r['median_a'], 4, '')} -> {md.fmt(r['median_b'], 4, '')} {r['unit']}, "
+            f"{r['verdict']}, ratio {md.ratio_text(r)}: "
             f"{stats.effect_pct(r['ratio']):.3g} % >= its smallest effect of interest "
             f"{r['min_effect_pct']:.3g} % (runs {r['run_a']} -> {r['run_b']}{note})")

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from analysis import metrics, report, stats, versions
+from analysis import md, metrics, stats, versions
 from analysis.history import changes, figures, table
 
 
@@ -64,10 +64,10 @@ def versions_table(df):
 
 
 def _change_row(r):
-    ratio = report.ratio_text(r)
+    ratio = md.ratio_text(r)
     return [r["metric"], r["job"], r["disk"], r["pressure"], r["variant"],
             f"{r['run_a']} ({r['version_a']})", f"{r['run_b']} ({r['version_b']})",
-            f"{report.fmt(r['median_a'])} -> {report.fmt(r['median_b'])} {r['unit']}",
+            f"{md.fmt(r['median_a'], 4, '')} -> {md.fmt(r['median_b'], 4, '')} {r['unit']}",
             ratio, r["verdict"], r["note"]]
 
 
@@ -91,7 +91,7 @@ def integrity_lines(df):
                       if b and b > 0})
     out = ["## Data integrity", "",
            "Bad blocks / blocks read back and checked, per integrity job.", "",
-           report._table(["run", "kernel source", "variant", "disk", "job", "bad / checked"],
+           md.table(["run", "kernel source", "variant", "disk", "job", "bad / checked"],
                          rows),
            ""]
     if corrupt:
@@ -128,7 +128,7 @@ def _changes_lines(ch):
     else:
         head = head.assign(_m=head["metric"].map(metrics.order)).sort_values(
             ["started_b", "_m", "job", "disk", "pressure", "variant"])
-        out.append(report._table(["metric", "job", "disk", "pressure", "variant",
+        out.append(md.table(["metric", "job", "disk", "pressure", "variant",
                                   "from run", "to run", "median", "ratio", "verdict",
                                   "note"],
                                  [_change_row(r) for _, r in head.iterrows()]))
@@ -161,7 +161,7 @@ def write(df, ch, figs, errors, path):
             fh.write("\n".join(out) + "\n")
         return
     out += ["## Runs", "",
-            report._table(
+            md.table(
                 ["date", "run", "kernel source", "release", "git", "accel", "memhog MiB",
                  "variants", "disks", "cells", "max reps"],
                 [[r.started, r.run_id, r.kernel_source_version, r.kernel_release,
@@ -169,7 +169,7 @@ def write(df, ch, figs, errors, path):
                  for r in runs.itertuples()]),
             "",
             "## Kernel source versions", "",
-            report._table(["package", "version", "release", "first run", "last run",
+            md.table(["package", "version", "release", "first run", "last run",
                            "runs", "variants"],
                           [[v["package"], v["version"], v["release"], v["first"],
                             v["last"], v["runs"], v["variants"]]

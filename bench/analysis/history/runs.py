@@ -17,7 +17,8 @@ import re
 
 import pandas as pd
 
-from analysis import labconf, metrics, rawfiles, roles, stats, tidy, versions
+from analysis import metrics, rawfiles, roles, stats, tidy, versions
+from lab import labconf
 from analysis.history import table
 
 RUN_ID_DATE = re.compile(r"^(\d{8})-(\d{6})")

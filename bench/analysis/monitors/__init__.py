@@ -34,7 +34,7 @@ import os
 import pkgutil
 from functools import cached_property
 
-from .. import labconf as L
+from lab import labconf as L
 from .. import metrics as M
 from .. import rawfiles as R
 

@@ -7,7 +7,7 @@ snapshots DIR/before and DIR/after of each job.
                    the job table's sectors_read, sectors_written and
                    block_bytes
   stat             guest CPU in the kernel (system, irq, softirq) per GiB
-                   moved, and the time budget of one I/O (budget.py). On
+                   moved, and the time budget of one I/O (insnbudget.py). On
                    an exact clock CPU per GiB is the kernel's instructions
                    in the job's window instead, counted (the insn-profile
                    monitor's): the ticks of /proc/stat, sampled, are
@@ -23,7 +23,8 @@ from .. import rawfiles as R
 from . import SECTOR, USER_HZ, delta, insn_profile
 
 GUEST = "10-proc.sh"
-# Where an I/O's time goes: the /proc/stat states, per I/O (budget.py).
+# Where an I/O's time goes: the /proc/stat states, per I/O (insnbudget.py
+# sets them beside the count).
 TIME_BUDGET = (("user", ("user", "nice")), ("sys", ("system",)),
                ("irq", ("irq", "softirq")), ("idle", ("idle", "iowait")))
 METRICS = ("cpu_s_per_gib", "time_wall_us_per_io") + tuple(

@@ -13,6 +13,9 @@ _FIELDS = {"channel": ("find", "args"), "refusal": ("message",),
            "disk": ("channel", "knob", "role", "label"),
            "role": ("role", "label"), "pressure": ("kind", "mib", "label"),
            "default": ("value",)}
+# The pressure of a boot without extra memory pressure (lab.conf's
+# "pressure none"): what a boot's pressure is unless a level is named.
+NO_PRESSURE = "none"
 
 
 def parse(text):

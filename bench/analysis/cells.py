@@ -1,15 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Cells of a run, as the report's sections ask for them: the rows of the
-tidy table a (variant, disk, job, pressure, metric) selects, their
-median, and the verdict row of a pair turned the way a table shows it.
+tidy table a (variant, disk, job, pressure, metric) selects, and their
+median.
 
 A disk "A/B" is the within-boot ratio of disk A to disk B (tidy.py); a
 job "JOB+probe" (PROBED) is JOB's probed twin, which times the bounce
 functions and so measures its probes too.
 """
 import numpy as np
-
-from . import stats as S
 
 PROBED = "+probe"       # tidy.py's suffix of a probed twin's job name
 
@@ -47,34 +45,3 @@ def median(t, variant, disk, job, metric, pressure=None):
     """The median of one cell of tidy table t, NaN when it has no value."""
     v = rows(t, metric, variant, disk, job, pressure)["value"]
     return float(np.median(v)) if len(v) else np.nan
-
-
-def oriented(verdicts, metric, disk, job, pressure, num, den):
-    """The verdict row of num against den (ratio num/den), turned round
-    when verdict.csv has it the other way; None when there is none.
-    pressure None: the first row of any pressure."""
-    v = verdicts
-    sel = v[(v["metric"] == metric) & (v["disk"] == disk) & (v["job"] == job)]
-    if pressure is not None:
-        sel = sel[sel["pressure"] == pressure]
-    row = sel[(sel["b"] == num) & (sel["a"] == den)]
-    if len(row):
-        r = row.iloc[0]
-        return dict(ratio=r["ratio"], lo=r["ci_low"], hi=r["ci_high"], verdict=r["verdict"],
-                    mde=r.get("mde_pct", np.nan), relevance=r.get("relevance", ""),
-                    note=r.get("note", ""))
-    row = sel[(sel["b"] == den) & (sel["a"] == num)]
-    if len(row):
-        r = row.iloc[0]
-
-        def inv(x):
-            return 1.0 / x if np.isfinite(x) and x != 0 else np.nan
-        ratio = inv(r["ratio"])
-        verdict = r["verdict"]
-        if S.is_significant(verdict):
-            # the word is said of B against A: turned round with the ratio
-            verdict = S.word(metric, ratio > 1)
-        return dict(ratio=ratio, lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
-                    verdict=verdict, mde=r.get("mde_pct", np.nan),
-                    relevance=r.get("relevance", ""), note=r.get("note", ""))
-    return None

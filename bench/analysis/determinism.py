@@ -24,7 +24,6 @@ import re
 import numpy as np
 import pandas as pd
 
-from lab import labconf as L
 from . import cells as C
 from . import metrics as M
 
@@ -46,26 +45,10 @@ EXACT_SLOTS = ("throughput", "latency tail")
 EXACT = "exact"          # the analysis column of a verdict decided by the bound
 
 
-def bound_pct(run):
-    """The determinism bound of the run's lab.conf, in %."""
-    lab = L.load(run.path)
-    v = lab.get("default", {}).get("determinism_bound_pct", {}).get("value")
-    return float(v) if v not in (None, "") else DEFAULT_BOUND_PCT
-
-
 def metric_bound(metric, bound):
     """The bound (%) of one metric: the run's, or one histogram bucket for
     a latency percentile."""
     return max(bound, FIO_BUCKET_PCT) if _PERCENTILE.search(metric) else bound
-
-
-def exact_disks(run, disks=None):
-    """The disks (and within-boot ratio disks) the run booted under a clock
-    with an -icount shift: of disks, or of all the run's."""
-    lab = L.load(run.path)
-    if disks is None:
-        disks = set(run.tidy["disk"]) if not run.tidy.empty else set()
-    return {d for d in disks if L.disk_icount(run.meta or {}, lab, d)}
 
 
 def spread_pct(values):
@@ -86,14 +69,14 @@ def cells(run, slots=None):
     deterministic."""
     cols = ["variant", "disk", "job", "pressure", "metric", "n", "spread_pct",
             "deterministic"]
-    exact = exact_disks(run)
+    exact = run.exact_disks
     t = run.tidy[run.tidy["disk"].isin(exact)] if exact else run.tidy.iloc[0:0]
     # integrity jobs answer with bad blocks; their few hundred ms of I/O
     # time are no measure
-    t = t[t["job"].isin(performance_jobs(run))]
+    t = t[t["job"].isin(run.performance_jobs)]
     if t.empty:
         return pd.DataFrame(columns=cols)
-    bound = bound_pct(run)
+    bound = run.bound_pct
     rows = []
     for job, tj in t.groupby("job"):
         primary = {m for slot, m in M.primary_metrics(job, sorted(set(tj["metric"]))).items()
@@ -151,13 +134,6 @@ def is_deterministic(values, bound):
     """At least MIN_REPS values, spread within bound (%)."""
     s = spread_pct(values)
     return bool(np.isfinite(s) and s <= bound)
-
-
-def performance_jobs(run):
-    """The jobs whose numbers are a measure (not integrity checks)."""
-    if "job_class" not in run.jobs:
-        return set(run.tidy["job"])
-    return set(run.jobs.loc[run.jobs["job_class"] == "performance", "job"])
 
 
 def compare(a_vals, b_vals, bound):

@@ -28,7 +28,6 @@ import pandas as pd
 
 from lab import labconf as L
 from . import cells as C
-from . import determinism as D
 from . import md
 from . import memory as MEM
 from . import metrics as M
@@ -53,7 +52,7 @@ def _role_label(run, role):
 def question_jobs(run):
     """The unprobed performance jobs of the run: what verdicts and figures
     are about (integrity jobs measure data, probed twins the probes)."""
-    return {j for j in D.performance_jobs(run) if not C.is_probed(j)}
+    return {j for j in run.performance_jobs if not C.is_probed(j)}
 
 
 def candidate_disks(run):
@@ -241,7 +240,7 @@ def cost_section(run, verdicts):
     for disk in [d for d in disks if C.is_ratio(d)] + candidates:
         for metric in metrics:
             for job in sorted(set(C.rows(t, metric, disk=disk)["job"]) & jobs):
-                got = [C.oriented(verdicts, metric, disk, job, None, w, v)
+                got = [md.oriented(verdicts, metric, disk, job, None, w, v)
                        if verdicts is not None and not verdicts.empty else None
                        for v, w in pairs]
                 if any(o is not None for o in got):
@@ -260,17 +259,16 @@ def _unseen_note(run, disk, peak):
     """Why a peak of 0 bounce pages is not "none held": on a one-vCPU
     clock (the exact one) the sampler only runs between I/Os, and a bounce
     page of a synchronous in-guest disk lives within one I/O."""
-    if peak != 0 or not D.exact_disks(run, {disk}):
+    if peak != 0 or disk not in run.exact_disks:
         return ""
-    clock = L.disk_clock(run.meta or {}, disk)
+    clock = run.disk_clocks.get(disk, "")
     return (f"; not seen, not absent: under the clock {clock} (one vCPU) the sampler "
             "runs only between I/Os; see a disk on host time for the footprint")
 
 
 def _interval(run):
     """The monitor interval meta.json recorded; never a default."""
-    b = (run.meta or {}).get("guest_bounds")
-    ms = b.get("mon_interval_ms") if isinstance(b, dict) else None
+    ms = run.guest_bounds.get("mon_interval_ms")
     return f"{ms} ms" if ms else "not recorded"
 
 
@@ -383,7 +381,7 @@ def headline_table(run, verdicts):
                     refused[(num if _refusal(run, num, base_disk) else den, base_disk)] = why
                     cells.append("refused")
                     continue
-                cells.append(md.verdict_cell(C.oriented(verdicts, k.metric, disk, k.job,
+                cells.append(md.verdict_cell(md.oriented(verdicts, k.metric, disk, k.job,
                                                         k.pressure, num, den)))
             where = k.job + ("" if k.pressure == L.NO_PRESSURE else f" ({k.pressure})")
             foot = (_footprint(run, base_disk, k.job, k.pressure)

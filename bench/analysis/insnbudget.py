@@ -77,7 +77,7 @@ def pairs(run):
     bounce = [v for v in variants if S.is_bounce_variant(run, v)]
     if not base or not bounce:
         return []
-    perf = D.performance_jobs(run)
+    perf = run.performance_jobs
     out = []
     metrics = (WALL,) + SIDE + PARTS + TICK_CPU
     for disk in sorted(d for d in set(t["disk"]) if "/" not in str(d)):
@@ -177,7 +177,7 @@ def instrument_gaps(run, rows):
     instruments (tracing, the hist). Kernels with and without an event
     pay its instrument differently, so a gap above the determinism bound
     is the lab's, not the kernels'."""
-    bound, perf = D.bound_pct(run), D.performance_jobs(run)
+    bound, perf = run.bound_pct, run.performance_jobs
     groups = {}
     for disk, job, v, vals in rows:
         if job in perf and not C.is_probed(job) and np.isfinite(vals[INSTRUMENTS]):
@@ -230,7 +230,7 @@ def per_bounce(run):
     if t.empty:
         return out
     t = t[t["pressure"] == L.NO_PRESSURE]
-    bound = D.bound_pct(run)
+    bound = run.bound_pct
     for disk, job, v, b, vals in pairs(run):
         if C.is_probed(job):
             continue
@@ -260,7 +260,7 @@ def _per_bounce_lines(run):
     rows = per_bounce(run)
     if not rows:
         return []
-    bound = D.bound_pct(run)
+    bound = run.bound_pct
     out = [f"One bounce, part by part (µs per bounce, bounce variant less baseline, "
            f"medians of boots; the range any pairing of their boots allows, its half-width "
            f"in % of Δ; exact: both kernels' boots repeat within the {bound:g}% determinism "

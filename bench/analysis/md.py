@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The markdown of the reports (report.md, tables.md, history.md): one
-number format, one table, one wording of each verdict class.
+number format, one table, one wording of each verdict class, and the
+verdict row of a pair turned the way a table shows it (oriented).
 
 The verdict classes are stats.relevance()'s labels: a significant row is
 "relevant" (its verdict word, in bold on a table) or "negligible"; a row
@@ -77,7 +78,7 @@ def verdict_words(o):
 def verdict_cell(o):
     """A ratio with its CI and its verdict: "**1.21 (1.20–1.22) faster**"
     (bold: relevant), "1.00 (0.99–1.01) no difference, could detect ±1%";
-    o is a row of verdict.csv or cells.oriented()'s, None: "n/a"."""
+    o is oriented()'s row, None: "n/a"."""
     if o is None:
         return "n/a"
     words = verdict_words(o)
@@ -89,3 +90,34 @@ def verdict_cell(o):
     if o.get("relevance") == S.RELEVANT:
         return f"**{text} {words}**"
     return f"{text} {words}"
+
+
+def oriented(verdicts, metric, disk, job, pressure, num, den):
+    """The verdict row of num against den (ratio num/den), turned round
+    when verdict.csv has it the other way; None when there is none.
+    pressure None: the first row of any pressure."""
+    v = verdicts
+    sel = v[(v["metric"] == metric) & (v["disk"] == disk) & (v["job"] == job)]
+    if pressure is not None:
+        sel = sel[sel["pressure"] == pressure]
+    row = sel[(sel["b"] == num) & (sel["a"] == den)]
+    if len(row):
+        r = row.iloc[0]
+        return dict(ratio=r["ratio"], lo=r["ci_low"], hi=r["ci_high"], verdict=r["verdict"],
+                    mde=r.get("mde_pct", np.nan), relevance=r.get("relevance", ""),
+                    note=r.get("note", ""))
+    row = sel[(sel["b"] == den) & (sel["a"] == num)]
+    if len(row):
+        r = row.iloc[0]
+
+        def inv(x):
+            return 1.0 / x if np.isfinite(x) and x != 0 else np.nan
+        ratio = inv(r["ratio"])
+        verdict = r["verdict"]
+        if S.is_significant(verdict):
+            # the word is said of B against A: turned round with the ratio
+            verdict = S.word(metric, ratio > 1)
+        return dict(ratio=ratio, lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
+                    verdict=verdict, mde=r.get("mde_pct", np.nan),
+                    relevance=r.get("relevance", ""), note=r.get("note", ""))
+    return None

@@ -91,7 +91,7 @@ def levels(run):
 def _targets(run):
     """{pressure: its MIB in the run's lab.conf (nan without one)}."""
     return {name: float(d["mib"]) if d.get("mib", "").isdigit() else np.nan
-            for name, d in L.load(run.path)["pressure"].items()}
+            for name, d in run.lab["pressure"].items()}
 
 
 def footprint_lines(run):
@@ -201,7 +201,7 @@ def pressure_lines(run, verdicts):
     if not bnc or not others:
         return out
     lvls = [p for p in levels(run) if p != L.NO_PRESSURE or pressure_jobs]
-    lab = L.load(run.path)["pressure"]
+    lab = run.lab["pressure"]
     targets = _targets(run)
     for p in lvls:
         t = run.tidy[run.tidy["pressure"] == p]
@@ -213,7 +213,7 @@ def pressure_lines(run, verdicts):
             disks = [d for d in dict.fromkeys(t[t["job"] == job]["disk"]) if not C.is_ratio(d)]
             for metric in PRESSURE_METRICS:
                 for disk in disks:
-                    cells = [md.verdict_cell(C.oriented(verdicts, metric, disk, job, p, bnc[0], o))
+                    cells = [md.verdict_cell(md.oriented(verdicts, metric, disk, job, p, bnc[0], o))
                              for o in others]
                     meds = [C.median(run.tidy, v, disk, job, metric, p) for v in bnc + others]
                     if all(not np.isfinite(m) for m in meds):
@@ -376,7 +376,7 @@ def first_screen_line(run, verdicts):
               ROLES.labels_with_role(run, ROLES.REMOVED) + ROLES.labels_with_role(run, ROLES.BASELINE)]
     cells = []
     for o, _ in others:
-        c = C.oriented(verdicts, "write_bw", disk, job, p, bnc[0], o)
+        c = md.oriented(verdicts, "write_bw", disk, job, p, bnc[0], o)
         if c is None or not np.isfinite(c["ratio"]):
             continue
         ci = (f"{_fmt(c['lo'])}–{_fmt(c['hi'])}, " if np.isfinite(c["lo"]) and

@@ -70,19 +70,18 @@ def bounce_status(run):
 def clocks_line(run):
     """Which disks ran under which clock (lab.conf "clock"): host time
     swings from boot to boot, instruction time does not. None for a run
-    from before clocks."""
-    if not isinstance(run.meta.get("disk_clocks"), dict) and not run.meta.get("clock"):
+    that names none."""
+    if not any(run.disk_clocks.values()):
         return None
-    lab = L.load(run.path)
     disks = sorted(set(run.tidy["disk"])) if not run.tidy.empty else []
     by_clock = {}
     for d in disks:
-        by_clock.setdefault(L.disk_clock(run.meta, d), []).append(d)
+        by_clock.setdefault(run.disk_clocks[d], []).append(d)
     if not by_clock:
         return None
     parts = []
     for clock, ds in sorted(by_clock.items()):
-        label = L.clock(lab, clock).get("label") or clock or "unknown"
+        label = L.clock(run.lab, clock).get("label") or clock or "unknown"
         parts.append(f"{', '.join(ds)}: {label}")
     return "Clocks: " + "; ".join(parts) + "."
 
@@ -135,7 +134,7 @@ def controls_line(verdicts, run=None):
     rel = c["relevance"]
     # on an exact clock the same kernel gives the same figure in every
     # boot, so a control pair's difference is the two kernels', not noise
-    on_exact = c["disk"].isin(D.exact_disks(run, set(c["disk"])) if run is not None else set())
+    on_exact = c["disk"].isin(run.exact_disks if run is not None else set())
     real = ""
     exact = c[on_exact]
     if len(exact):
@@ -190,8 +189,8 @@ def counts_line(verdicts, run=None):
 def guest_bounds_line(run):
     """The guest's bounds as meta.json recorded them; older runs did not:
     "not recorded", never the lab.conf default of today."""
-    b = (run.meta or {}).get("guest_bounds")
-    if not isinstance(b, dict) or not b:
+    b = run.guest_bounds
+    if not b:
         return "Guest bounds: not recorded (a run from before meta.json kept them)."
     parts = [("disk wait", "disk_wait_s", "s"), ("monitor interval", "mon_interval_ms", "ms"),
              ("job timeout", "job_timeout_s", "s")]
@@ -325,7 +324,7 @@ def details_screen(run, verdicts, figures, run_dir):
                            "verdict"],
                           [[f"{r['disk']} {r['job']} {r['pressure']}", f"{r['b']} vs {r['a']}",
                             M.label(r["metric"]), ratio_text(r),
-                            "exact" if str(r["analysis"]).startswith(S.D.EXACT) else _p(r["p_adjusted"]),
+                            "exact" if str(r["analysis"]).startswith(D.EXACT) else _p(r["p_adjusted"]),
                             mde_text(r), r["verdict"]] for r in shown]))
         out.append("")
     if len(rel) > len(shown):
@@ -351,7 +350,7 @@ def details_screen(run, verdicts, figures, run_dir):
 def _run_section(run):
     out = [f"Kernel: {T.kernel_title(run)}.", ""]
     rows = []
-    kernels = T.variant_kernels(run)
+    kernels = run.kernels
     for v in S.pair_order(run, list(dict.fromkeys(run.boots["variant"]))):
         b = run.boots[run.boots["variant"] == v]
         first = b.iloc[0]

@@ -2,15 +2,16 @@
 """What a variant label or a disk is for: every role question of the
 analysis, answered in one place.
 
-A run says it in meta.json:
+A run says it in meta.json (bench/upgrade-run writes them into a run
+from before them), resolved once when the run is loaded (resolve(): by
+label first, then by the kernel variant the label boots, so "pre.2" of
+`--variants pre,pre` is a baseline too):
 
   "roles":      {label: "baseline" | "bounce" | "removed"}
   "disk_roles": {disk: "bounce-candidate" | "control"}
 
-Runs written before those keys (and the test fixtures) fall back on the
-roles bench/lab.conf gives, FALLBACK_VARIANT_ROLES and FALLBACK_DISK_ROLES,
-looked up by label first, then by the kernel variant the label boots
-(so "pre.2" of `--variants pre,pre` is a baseline too).
+The history, whose rows keep no disk role, asks the repository's
+bench/lab.conf (LAB_VARIANT_ROLES, LAB_DISK_ROLES).
 
   baseline          the kernel as shipped (bounce code present, dead)
   bounce            the bounce path as designed: the copies the series removed
@@ -20,52 +21,53 @@ looked up by label first, then by the kernel variant the label boots
                     same code there, so that pair is an A/A pair
 """
 from lab import labconf as L
-from . import tidy as T
 
 BASELINE, BOUNCE, REMOVED = "baseline", "bounce", "removed"
 CANDIDATE, CONTROL = "bounce-candidate", "control"
 VARIANT_ROLES = (BASELINE, BOUNCE, REMOVED)
 DISK_ROLES = (CANDIDATE, CONTROL)
 
-# Only for runs whose meta.json has no "roles" / "disk_roles": the
-# repository's bench/lab.conf, which names no role anywhere else.
+# The repository's bench/lab.conf, which names no role anywhere else: the
+# history's roles.
 _LAB = L.load()
-FALLBACK_VARIANT_ROLES = {v: d["role"] for v, d in _LAB["role"].items()}
-FALLBACK_DISK_ROLES = {n: d["role"] for n, d in _LAB["disk"].items()}
+LAB_VARIANT_ROLES = {v: d["role"] for v, d in _LAB["role"].items()}
+LAB_DISK_ROLES = {n: d["role"] for n, d in _LAB["disk"].items()}
 
 # Baseline order of the pairs: A is the role earlier here (the bounce path
 # as designed is what the others are compared with).
 PAIR_ORDER = (BOUNCE, BASELINE, REMOVED)
 
 
-def _meta_map(run, key):
-    m = (getattr(run, "meta", None) or {}).get(key)
+def _meta_map(meta, key):
+    m = (meta or {}).get(key)
     return m if isinstance(m, dict) else {}
+
+
+def resolve(meta, bases):
+    """({label: role}, {disk: role}) of a run, once, as tidy.load_run
+    keeps them (Run.roles, Run.disk_roles): meta.json's, a label's by its
+    own name, else by the kernel variant it boots (bases: {label: that
+    variant}); a label or disk nobody described has none."""
+    roles = _meta_map(meta, "roles")
+    out = {}
+    for label, base in bases.items():
+        for key in (label, base):
+            if roles.get(key) in VARIANT_ROLES:
+                out[label] = roles[key]
+                break
+    disks = _meta_map(meta, "disk_roles")
+    return out, {d: r for d, r in disks.items() if r in DISK_ROLES}
 
 
 def variant_role(run, label):
     """"baseline", "bounce", "removed" or None (unknown) for a label."""
-    roles = _meta_map(run, "roles")
-    base = T.base_variant(run, label)
-    for key in (label, base):
-        if roles.get(key) in VARIANT_ROLES:
-            return roles[key]
-    if roles:
-        return None
-    for key in (label, base):
-        if key in FALLBACK_VARIANT_ROLES:
-            return FALLBACK_VARIANT_ROLES[key]
-    return None
+    return run.roles.get(label)
 
 
 def disk_role(run, disk):
     """"bounce-candidate" or "control"; None for a disk nobody described.
     A within-boot ratio "A/B" (tidy.py) has the role of its A."""
-    disk = str(disk).split("/")[0]
-    roles = _meta_map(run, "disk_roles")
-    if roles:
-        return roles.get(disk) if roles.get(disk) in DISK_ROLES else None
-    return FALLBACK_DISK_ROLES.get(disk)
+    return run.disk_roles.get(str(disk).split("/")[0])
 
 
 def is_bounce(run, label):
@@ -81,8 +83,7 @@ def is_aa_pair(run, a, b, disk=None):
     (bzImage) under two labels, or, on a control disk, the baseline and
     the bounce variant of one base (identical code where nothing
     bounces)."""
-    kernels = T.variant_kernels(run)
-    ka, kb = kernels.get(a), kernels.get(b)
+    ka, kb = run.kernels.get(a), run.kernels.get(b)
     if ka and ka == kb:
         return True
     if disk is not None and disk_role(run, disk) == CONTROL:

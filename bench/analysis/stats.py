@@ -89,7 +89,6 @@ import pandas as pd
 from . import determinism as D
 from . import metrics as M
 from . import roles as ROLES
-from . import tidy as T
 
 ALPHA = 0.05
 LEVEL = 1 - ALPHA
@@ -583,13 +582,13 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
     families), the verdicts they allow and their relevance (min_effect:
     overrides of the smallest effect of interest, see relevance())."""
     rows = []
-    kernels = T.variant_kernels(run)
+    kernels = run.kernels
     jobs = run.jobs
     if jobs.empty:
         return pd.DataFrame(columns=VERDICT_COLUMNS + RELEVANCE_COLUMNS)
     tidy = run.tidy[~run.tidy["metric"].isin(M.TOTALS)]
-    exact_disks, bound = D.exact_disks(run), D.bound_pct(run)
-    perf_jobs = D.performance_jobs(run)
+    exact_disks, bound = run.exact_disks, run.bound_pct
+    perf_jobs = run.performance_jobs
     cells = sorted(set(map(tuple, jobs[["disk", "job", "pressure"]].to_numpy())) |
                    set(map(tuple, tidy[["disk", "job", "pressure"]].to_numpy())))
     for disk, job, pressure in cells:

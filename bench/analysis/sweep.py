@@ -215,7 +215,7 @@ def section(run):
     pts = points(run)
     if not pts:
         return []
-    bound = D.bound_pct(run)
+    bound = run.bound_pct
     base, bounce = pts[0]["base"], pts[0]["bounce"]
     out = [f"The I/O-size sweep on {', '.join(dict.fromkeys(p['disk'] for p in pts))}: "
            f"each job bounded by size, so every kernel does the same I/Os. What {bounce} "
@@ -284,6 +284,6 @@ def section(run):
 def figure_rows(run):
     """The figure's data: [(dir, KiB, removed/bounce, baseline/bounce,
     bound %)] of the random QD1 jobs, by direction and size."""
-    bound = D.bound_pct(run)
+    bound = run.bound_pct
     return [(p["dir"], p["bytes"] >> 10, p["r_removed"], p["r_base"], bound)
             for p in points(run) if p["pattern"] == "rand" and p["qd"] == 1]

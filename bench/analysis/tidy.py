@@ -24,11 +24,13 @@ import numpy as np
 import pandas as pd
 
 from . import cells as C
+from . import determinism as D
 from . import integrity as I
 from lab import labconf as L
 from . import metrics as M
 from . import monitors as MON
 from . import rawfiles as R
+from . import roles as ROLES
 from .monitors import GIB, USER_HZ
 
 MIB = 1 << 20
@@ -44,7 +46,13 @@ EXCLUDED_COLUMNS = ["kind", "boot", "variant", "disk", "pressure", "rep",
 
 
 class RunError(Exception):
-    """The folder is not a usable run (missing, empty, no boots.tsv)."""
+    """The folder is not a usable run (missing, empty, no boots.tsv, not
+    upgraded)."""
+
+
+# What meta.json says of the run's facts (resolve()); bench/upgrade-run
+# writes them into a run from before them, and its lab.conf.
+UPGRADED = ("roles", "disk_roles", "disk_clocks", "guest_bounds")
 
 
 @dataclass
@@ -58,6 +66,16 @@ class Run:
     excluded: pd.DataFrame
     warnings: list = field(default_factory=list)
     matrix: object = None       # matrix.tsv of the runner, when there is one
+    # The facts every module asks of a run, resolved once (resolve()).
+    lab: dict = None            # its lab.conf, parsed (labconf.parse)
+    kernels: dict = field(default_factory=dict)     # label -> kernel id
+    roles: dict = field(default_factory=dict)       # label -> baseline, bounce, removed
+    disk_roles: dict = field(default_factory=dict)  # disk -> bounce-candidate, control
+    disk_clocks: dict = field(default_factory=dict)  # disk (and A/B) -> its clock
+    exact_disks: frozenset = frozenset()    # those under a clock with an -icount shift
+    performance_jobs: frozenset = frozenset()   # class performance (probed twins too)
+    bound_pct: float = D.DEFAULT_BOUND_PCT  # the determinism bound, %
+    guest_bounds: dict = field(default_factory=dict)    # meta.json's, {} unrecorded
 
     @property
     def run_id(self):
@@ -76,47 +94,19 @@ def _kernel_info(build):
     }
 
 
-def _job_disk(device, boot_disk, cmdline, lab=None):
-    """The disk label of a job. The guest names it as bench/lab.conf does;
-    runs from before lab.conf named the channel (usb) and carried the
-    disk's knob on their kernel command line."""
-    lab = lab or L.load()
-    if device in lab["disk"] or device not in lab["channel"]:
-        return device
-    # an old run's job named its channel: the disk of that channel whose
-    # command-line knob the boot had, else the one without a knob
-    on_channel = {n: d["knob"] for n, d in lab["disk"].items() if d["channel"] == device}
-    if boot_disk in on_channel:
-        return boot_disk
-    words = (cmdline or "").split()
-    for name, knob in on_channel.items():
-        if knob.startswith("cmdline:") and knob[len("cmdline:"):] in words:
-            return name
-    plain = [n for n, k in on_channel.items() if not k]
-    return plain[0] if plain else device
-
-
-def _job_name(jobdir_name, what, lab):
-    """(device, job) from the "what" file ("usb smoke-randread.fio"), else
-    from the folder name NN-DEVICE-JOB."""
+def _job_name(jobdir_name, what):
+    """(disk, job) from the "what" file ("usb-pio lat-randread-4k-qd1.fio",
+    "... probe" for a probed twin); ("unknown", the folder's name) when
+    the guest wrote none."""
     parts = (what or "").split()
-    if len(parts) >= 2:
-        job = parts[1]
-        job = job[:-4] if job.endswith(".fio") else job
-        # a probed twin is a cell of its own: the probes cost time
-        if len(parts) >= 3 and parts[2] == "probe":
-            job += C.PROBED
-        return parts[0], job
-    _, _, rest = jobdir_name.partition("-")
-    # disk names hold dashes (ram-bounce, and ram): the longest one wins
-    known = sorted(list(lab["disk"]) + list(lab["channel"]), key=len, reverse=True)
-    device = next((n for n in known if rest.startswith(n + "-")), None)
-    if device:
-        return device, rest[len(device) + 1:]
-    bits = jobdir_name.split("-", 2)
-    if len(bits) == 3:
-        return bits[1], bits[2]
-    return "unknown", jobdir_name
+    if len(parts) < 2:
+        return "unknown", jobdir_name
+    job = parts[1]
+    job = job[:-4] if job.endswith(".fio") else job
+    # a probed twin is a cell of its own: the probes cost time
+    if len(parts) >= 3 and parts[2] == "probe":
+        job += C.PROBED
+    return parts[0], job
 
 
 def job_metrics(jdir, boot=None, rel=None):
@@ -334,6 +324,11 @@ def load_run(path):
     if boots.empty:
         raise RunError(f"{tsv}: no boots listed")
     meta = R.read_json(os.path.join(path, "meta.json"))
+    lack = [k for k in UPGRADED if not isinstance(meta.get(k), dict)]
+    if lack or not os.path.isfile(os.path.join(path, "lab.conf")):
+        raise RunError(f"{path}: a run from before runs kept "
+                       f"{', '.join(lack or ['lab.conf'])}: upgrade it once "
+                       "(bench/upgrade-run RUN_DIR)")
     matrix = R.read_matrix(os.path.join(path, "matrix.tsv"))
 
     tidy, jobs, curves, excluded, warnings = [], [], [], [], []
@@ -359,7 +354,6 @@ def load_run(path):
             continue
 
         gdir = os.path.join(bdir, "guest")
-        cmdline = R.read_text(os.path.join(gdir, "cmdline.txt"))
         clock = R.read_clocksource(os.path.join(gdir, "dmesg.txt"))
         boot = MON.Boot(bdir, lab)
         per_boot = MON.read_boot(boot)
@@ -367,11 +361,10 @@ def load_run(path):
             jdir = os.path.join(gdir, "jobs", name)
             if not os.path.isdir(jdir):
                 continue
-            device, job = _job_name(name, R.read_text(os.path.join(jdir, "what")), lab)
-            disk = _job_disk(device, b.disk, cmdline, lab)
+            disk, job = _job_name(name, R.read_text(os.path.join(jdir, "what")))
             state, reason = _job_state(jdir)
             rel = os.path.relpath(jdir, path)
-            jrow = dict(device=device, disk=disk, job=job, state=state,
+            jrow = dict(device=disk, disk=disk, job=job, state=state,
                         reason=reason, dir=rel, clocksource=clock,
                         **MON.job_columns(), start_s=np.nan, end_s=np.nan,
                         **per_boot, **key, **kinfo)
@@ -437,9 +430,35 @@ def load_run(path):
     curves_df = pd.DataFrame(curves, columns=KEY_COLUMNS +
                              ["direction", "percentile", "clat_us"])
     excl_df = pd.DataFrame(excluded, columns=EXCLUDED_COLUMNS)
-    return Run(path=path, meta=meta, boots=boots, jobs=jobs_df, tidy=tidy_df,
-               percentiles=curves_df, excluded=excl_df, warnings=warnings,
-               matrix=matrix)
+    run = Run(path=path, meta=meta, boots=boots, jobs=jobs_df, tidy=tidy_df,
+              percentiles=curves_df, excluded=excl_df, warnings=warnings,
+              matrix=matrix)
+    return resolve(run, lab)
+
+
+def resolve(run, lab):
+    """run with its facts (the Run fields after matrix), from its meta.json
+    and lab.conf: the kernel of each label, the roles of labels and disks
+    (roles.resolve), each disk's clock and whether it is exact, the
+    performance jobs (of class performance: not the integrity jobs, the
+    probed twins included) and the determinism bound."""
+    meta = run.meta or {}
+    run.lab = lab
+    run.kernels = variant_kernels(run)
+    labels = dict.fromkeys(run.boots["variant"])
+    run.roles, run.disk_roles = ROLES.resolve(meta, {l: base_variant(run, l) for l in labels})
+    disks = set(run.tidy["disk"]) | (set(run.jobs["disk"]) if not run.jobs.empty else set())
+    run.disk_clocks = {d: L.disk_clock(meta, d) for d in disks}
+    run.exact_disks = frozenset(d for d in disks if L.disk_icount(meta, lab, d))
+    if "job_class" in run.jobs:
+        perf = run.jobs.loc[run.jobs["job_class"] == "performance", "job"]
+    else:
+        perf = run.tidy["job"]
+    run.performance_jobs = frozenset(perf)
+    v = lab.get("default", {}).get("determinism_bound_pct", {}).get("value")
+    run.bound_pct = float(v) if v not in (None, "") else D.DEFAULT_BOUND_PCT
+    run.guest_bounds = meta["guest_bounds"]
+    return run
 
 
 def exclusions(run):

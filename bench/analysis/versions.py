@@ -157,7 +157,7 @@ def role_of(role):
 
 
 def is_candidate(disk):
-    return roles.disk_role(None, disk) == roles.CANDIDATE
+    return roles.LAB_DISK_ROLES.get(str(disk).split("/")[0]) == roles.CANDIDATE
 
 
 def headline_metric(metric, job, pairs=None):

@@ -2,7 +2,7 @@
 """bench/lab.conf for Python: the disks, their channels and roles.
 
 The same file lib/lab.sh reads. A run keeps the copy it ran with
-(RUN/lab.conf); older runs fall back to the repository's.
+(RUN/lab.conf; bench/upgrade-run gives an older run the repository's).
 """
 import os
 
@@ -35,14 +35,10 @@ def parse(text):
 
 
 def load(run_path=None):
-    """The lab.conf a run ran with, else the repository's."""
-    for path in ([os.path.join(run_path, "lab.conf")] if run_path else []) + [REPO_LAB]:
-        try:
-            with open(path, encoding="utf-8") as f:
-                return parse(f.read())
-        except OSError:
-            continue
-    return parse("")
+    """The lab.conf a run ran with (run_path), or the repository's."""
+    path = os.path.join(run_path, "lab.conf") if run_path else REPO_LAB
+    with open(path, encoding="utf-8") as f:
+        return parse(f.read())
 
 
 def disk_role(lab, disk):
@@ -77,24 +73,15 @@ def clock(lab, name):
 
 
 def disk_clock(meta, disk):
-    """The clock a run booted disk under: meta.json "disk_clocks", else
-    the run's default "clock"; a within-boot ratio disk (A/B) takes A's.
-    "" for a run from before clocks."""
-    first = disk.split("/")[0]
-    clocks = meta.get("disk_clocks")
-    if isinstance(clocks, dict) and first in clocks:
-        return str(clocks[first])
-    return str(meta.get("clock") or "")
+    """The clock a run booted disk under: meta.json "disk_clocks" (a
+    within-boot ratio disk A/B takes A's), else the run's default
+    "clock"."""
+    return str(meta["disk_clocks"].get(disk.split("/")[0]) or meta.get("clock") or "")
 
 
 def disk_icount(meta, lab, disk):
-    """The -icount shift disk ran under: its clock's, else (a run from
-    before clocks) meta.json "icount"."""
-    name = disk_clock(meta, disk)
-    if name:
-        return clock(lab, name).get("icount", "")
-    v = meta.get("icount")
-    return "" if v is None else str(v)
+    """The -icount shift disk ran under: its clock's ("" for host time)."""
+    return clock(lab, disk_clock(meta, disk)).get("icount", "")
 
 
 def names(lab, kind):

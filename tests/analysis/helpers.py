@@ -2,6 +2,8 @@
 """Shared by the analysis tests: paths, and synthetic runs built from the
 real fixture folders (values scaled, counters rewritten, nothing else)."""
 import gzip
+import importlib.machinery
+import importlib.util
 import json
 import os
 import shutil
@@ -15,6 +17,10 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 FIXTURE_RUN = os.path.join(HERE, "fixtures", "sample-run")
 ANALYZE = os.path.join(ROOT, "bench", "analyze")
+UPGRADE_RUN = os.path.join(ROOT, "bench", "upgrade-run")
+_loader = importlib.machinery.SourceFileLoader("upgrade_run", UPGRADE_RUN)
+upgrade_run = importlib.util.module_from_spec(importlib.util.spec_from_loader("upgrade_run", _loader))
+_loader.exec_module(upgrade_run)
 _BOOTS = os.path.join(FIXTURE_RUN, "boots")
 # Job templates: a usb random-read job and a virtio write+verify job
 # (both from the pre-fixed boot: their counters are all exposed).
@@ -198,7 +204,15 @@ def make_run(root, boots):
                        f"{j['device']} {j.get('job', 'synthetic')}.fio" +
                        (" probe" if j.get("probe") is not None else "") + "\n")
     write_text(os.path.join(root, "boots.tsv"), "\n".join(rows) + "\n")
+    upgrade_run.upgrade(root)
     return root
+
+
+def write_meta(root, meta):
+    """meta.json of a synthetic run, upgraded (bench/upgrade-run) with
+    what it leaves out."""
+    write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    upgrade_run.upgrade(root)
 
 
 def ab_run(root, variants, reps, effect, sigma=0.03, seed=1, disk="usb-dma",
@@ -272,5 +286,5 @@ def default_run(root, reps=6, sigma=0.0005, seed=3):
                              bounces=300 if v == "pre-fixed" else 0)])
                 boots.append(dict(variant=v, disk="usb-pio", pressure="none", rep=rep, jobs=usb))
     make_run(root, boots)
-    write_text(os.path.join(root, "meta.json"), json.dumps(DEFAULT_META, indent=1) + "\n")
+    write_meta(root, DEFAULT_META)
     return root

@@ -2,7 +2,6 @@
 """Clocks (bench/lab.conf "clock"): which clock each disk of a run ran
 under, as meta.json "disk_clocks" records it; the icount of a history row
 is its disk's, and report.md says which disks ran under which clock."""
-import json
 import os
 import tempfile
 import unittest
@@ -30,7 +29,7 @@ def clock_run(root, meta_extra):
     meta = {"run_id": os.path.basename(root), "status": "complete",
             "started": "2026-12-04T10:00:00Z", "accel": "tcg", "memhog_mb": 1088,
             "icount": "", **meta_extra}
-    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    H.write_meta(root, meta)
     return tidy.load_run(root)
 
 
@@ -48,10 +47,13 @@ class LabConfClocks(unittest.TestCase):
         self.assertEqual(labconf.disk_icount(meta, LAB, "virtio"), "")
 
     def test_run_from_before_clocks(self):
-        # no clock in meta.json: its run-wide icount stands
-        self.assertEqual(labconf.disk_clock({"icount": "3"}, "virtio"), "")
-        self.assertEqual(labconf.disk_icount({"icount": "3"}, LAB, "virtio"), "3")
-        self.assertEqual(labconf.disk_icount({}, LAB, "virtio"), "")
+        # no clock in meta.json: bench/upgrade-run gives each disk the
+        # clock of the run-wide icount (none: the one without)
+        with tempfile.TemporaryDirectory() as tmp:
+            for icount, clock in (("3", "insn"), ("", "host")):
+                run = clock_run(os.path.join(tmp, clock), {"icount": icount})
+                self.assertEqual(run.disk_clocks, {"virtio": clock, "usb-pio": clock})
+                self.assertEqual(run.exact_disks, {"virtio", "usb-pio"} if icount else set())
 
 
 class RunClocks(unittest.TestCase):
@@ -75,7 +77,8 @@ class RunClocks(unittest.TestCase):
         self.assertIn("usb-pio: " + LAB["clock"]["host"]["label"], line)
         self.assertIn("virtio: " + LAB["clock"]["insn"]["label"], line)
         old = clock_run(os.path.join(self.tmp.name, "old"), {})
-        self.assertIsNone(report.clocks_line(old))
+        self.assertEqual(report.clocks_line(old), "Clocks: usb-pio, virtio: " +
+                         LAB["clock"]["host"]["label"] + ".")
 
 
 class UnseenBouncePages(unittest.TestCase):
@@ -83,8 +86,8 @@ class UnseenBouncePages(unittest.TestCase):
     sampler cannot run while a synchronous ram disk I/O holds its page."""
 
     class FakeRun:
-        path = None
-        meta = {"clock": "host", "disk_clocks": {"ram-bounce": "insn", "usb-pio": "host"}}
+        disk_clocks = {"ram-bounce": "insn", "usb-pio": "host"}
+        exact_disks = {"ram-bounce"}
 
     def test_note(self):
         run = self.FakeRun()
@@ -100,8 +103,7 @@ class ControlsByClock(unittest.TestCase):
     of interest); the noise check is about host-time rows only."""
 
     class FakeRun:
-        path = None
-        meta = {"clock": "host", "disk_clocks": {"ram": "insn", "virtio": "host"}}
+        exact_disks = {"ram"}
 
     @staticmethod
     def verdicts(rows):

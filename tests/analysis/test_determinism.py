@@ -3,7 +3,6 @@
 decide a cell, its verdict comes from the bound, not a test; a cell that
 spreads is named for more reps (bench/analyze --determinism-check) and
 keeps the permutation test."""
-import json
 import os
 import tempfile
 import unittest
@@ -29,7 +28,7 @@ def run_with(root, scales, clock="insn", probe=None):
     H.make_run(root, boots)
     meta = {"run_id": os.path.basename(root), "status": "complete", "clock": "host",
             "disk_clocks": {"virtio": clock}, "accel": "tcg"}
-    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    H.write_meta(root, meta)
     return tidy.load_run(root)
 
 
@@ -69,7 +68,7 @@ class ExactCells(unittest.TestCase):
         run = run_with(os.path.join(self.tmp.name, "r"),
                        {"pre": [1.0, 1.0005], "pre.2": [1.0003, 1.0],
                         "post": [1.2, 1.2004]})
-        self.assertEqual(D.bound_pct(run), 0.2)     # lab.conf's
+        self.assertEqual(run.bound_pct, 0.2)     # lab.conf's
         self.assertTrue(D.undecided(run).empty)
         v = S.verdicts(run, n_boot=200)
         r = row(v, "read_iops", "pre", "post")
@@ -108,7 +107,7 @@ class ExactCells(unittest.TestCase):
     def test_host_time_is_never_exact(self):
         run = run_with(os.path.join(self.tmp.name, "r"),
                        {"pre": [1.0, 1.0], "post": [1.2, 1.2]}, clock="host")
-        self.assertEqual(D.exact_disks(run), set())
+        self.assertEqual(run.exact_disks, set())
         self.assertTrue(D.cells(run).empty)
         v = S.verdicts(run, n_boot=200)
         self.assertFalse(S.is_exact(v).any())

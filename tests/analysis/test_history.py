@@ -3,7 +3,6 @@
 different kernel source versions: run B makes the post kernel 50 % faster
 than run A; run C repeats run B exactly (no change). The runs are added out
 of date order."""
-import json
 import os
 import shutil
 import subprocess
@@ -61,7 +60,7 @@ def history_run(root, version, started, post_scale, seed=1, failed_boot=False,
              "icount": "", "memhog_mb": 1536}
         if version:
             m["kernel_source_version"] = version
-        H.write_text(os.path.join(root, "meta.json"), json.dumps(m) + "\n")
+        H.write_meta(root, m)
     return root
 
 

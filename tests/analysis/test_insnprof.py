@@ -79,7 +79,7 @@ def counted_run(root):
         H.write_text(os.path.join(bdir, "insnprof.txt"), profile_text(windows))
     meta = {"run_id": "c", "status": "complete", "clock": "host",
             "disk_clocks": {"ram-bounce": "insn"}, "accel": "tcg"}
-    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    H.write_meta(root, meta)
     return tidy.load_run(root)
 
 

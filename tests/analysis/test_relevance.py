@@ -66,18 +66,17 @@ class CostBelowNoise(unittest.TestCase):
 
 class GuestBounds(unittest.TestCase):
     class Run:
-        def __init__(self, meta):
-            self.meta = meta
+        def __init__(self, bounds):
+            self.guest_bounds = bounds
 
     def test_recorded(self):
-        run = self.Run({"guest_bounds": {"disk_wait_s": 5, "mon_interval_ms": 50,
-                                         "job_timeout_s": 60}})
+        run = self.Run({"disk_wait_s": 5, "mon_interval_ms": 50, "job_timeout_s": 60})
         self.assertEqual(report.guest_bounds_line(run), "Guest bounds: disk wait 5 s, "
                          "monitor interval 50 ms, job timeout 60 s (meta.json).")
         self.assertEqual(headline._interval(run), "50 ms")
 
     def test_not_recorded_never_invented(self):
-        run = self.Run({"mon_interval_ms": 100})
+        run = self.Run({})
         self.assertIn("not recorded", report.guest_bounds_line(run))
         self.assertEqual(headline._interval(run), "not recorded")
 

@@ -113,7 +113,7 @@ def sweep_run(root, reps=(1, 2), fmt=2):
             "roles": {"pre": "baseline", "pre-fixed": "bounce", "post": "removed"},
             "disk_roles": {"ram-bounce": "bounce-candidate", "ram": "control"},
             "disk_clocks": {"ram-bounce": "insn", "ram": "insn"}}
-    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    H.write_meta(root, meta)
     return tidy.load_run(root)
 
 

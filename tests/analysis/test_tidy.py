@@ -137,13 +137,17 @@ class FixtureRun(unittest.TestCase):
             j = self.jobs.loc[rel]
             b = boots[os.path.join(*rel.split(os.sep)[:2])]
             what = _text(_file(rel, "what")).split()
+            # the guest named the channel (bench/upgrade-run kept its line)
+            orig = _text(_file(rel, "what.orig" if os.path.exists(_file(rel, "what.orig"))
+                               else "what")).split()
             with self.subTest(job=rel):
                 self.assertEqual(j["variant"], b["variant"])
                 self.assertEqual(j["pressure"], b["pressure"])
                 self.assertEqual(int(j["rep"]), int(b["rep"]))
                 self.assertEqual(j["job"], what[1][:-len(".fio")])
                 # usb jobs carry the boot's usb mode, virtio is the control
-                self.assertEqual(j["disk"], b["disk"] if what[0] == "usb" else "virtio")
+                self.assertEqual(j["disk"], b["disk"] if orig[0] == "usb" else "virtio")
+                self.assertEqual(what[0], j["disk"])
 
     def test_units(self):
         t = self.data.tidy
@@ -273,9 +277,22 @@ class InterruptedRun(unittest.TestCase):
             self.assertEqual(tidy.base_variant(r, planned[1][1]), planned[1][2])
 
 
-class JobFolderName(unittest.TestCase):
-    """A job folder without its "what" file: disk and job from the folder
-    name NN-DISK-JOB, where the disk name itself may hold a dash."""
+class Upgrade(unittest.TestCase):
+    """bench/upgrade-run: a job folder without its "what" file gets disk
+    and job from the folder name NN-DISK-JOB, where the disk name itself
+    may hold a dash; a run it did not upgrade is refused; a second
+    upgrade changes nothing."""
+
+    def test_not_upgraded(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            run = os.path.join(tmp, "run")
+            shutil.copytree(H.FIXTURE_RUN, run)
+            os.remove(os.path.join(run, "meta.json"))
+            with self.assertRaisesRegex(tidy.RunError, "bench/upgrade-run"):
+                tidy.load_run(run)
+            self.assertTrue(H.upgrade_run.upgrade(run))
+            self.assertEqual(H.upgrade_run.upgrade(run), [])
+            tidy.load_run(run)
 
     def test_longest_disk_name(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -288,6 +305,7 @@ class JobFolderName(unittest.TestCase):
                               "03-ram-smoke-randwrite-verify")):
                 os.rename(os.path.join(jobs, old), os.path.join(jobs, new))
                 os.remove(os.path.join(jobs, new, "what"))
+            H.upgrade_run.upgrade(run)
             j = tidy.load_run(run).jobs.set_index("dir")
             got = {os.path.basename(d): (r["disk"], r["job"]) for d, r in j.iterrows()
                    if "/002-" in d}

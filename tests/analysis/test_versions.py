@@ -9,7 +9,6 @@ of fixtures/versions/history-old.csv (6.12.118, written by bench/history
 before the base axis; each variant's rows copied to the labels of the
 other bases, with the run dates out of version order), and a run folder
 that boots all four bases (build-info.json of fixtures/versions)."""
-import json
 import os
 import shutil
 import subprocess
@@ -398,7 +397,7 @@ def versions_run(root, reps=2):
             # the default base: it names no other base's version
             "kernel_source_package": "linux-source-6.12",
             "kernel_source_version": "6.12.118-1~deb12u1"}
-    H.write_text(os.path.join(root, "meta.json"), json.dumps(meta) + "\n")
+    H.write_meta(root, meta)
     return root
 
 
@@ -456,7 +455,7 @@ class VersionsRun(unittest.TestCase):
             os.remove(os.path.join(run, "boots", b, "build-info.json"))
         meta = H.read_json(os.path.join(run, "meta.json"))
         meta["kernels"] = {"5.10/stock": H.read_json(H.BUILD_INFO["5.10/stock"])}
-        H.write_text(os.path.join(run, "meta.json"), json.dumps(meta) + "\n")
+        H.write_meta(run, meta)
         rows = runs.read(run, n_boot=100)
         got = rows.drop_duplicates("variant").set_index("variant")["kernel_source_version"]
         self.assertEqual(got["5.10/stock"], "5.10.262-1")

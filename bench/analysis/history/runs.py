@@ -110,7 +110,7 @@ def rows(run, n_boot=stats.N_BOOT):
                 git_revision=_meta_str(run.meta, "git_revision") or "unknown",
                 accel=_meta_str(run.meta, "accel"),
                 memhog_mb=_meta_str(run.meta, "memhog_mb"))
-    lab = labconf.load(run.path)
+    lab = run.lab
     out = []
     kvariant, role = {}, {}
     for (v, disk, job, pressure, metric), g in run.tidy.groupby(

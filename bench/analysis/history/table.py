@@ -53,7 +53,7 @@ NUMERIC = ["n", "median", "ci_low", "ci_high"]
 
 # The history's own variant order: the roles bench/lab.conf gives the
 # kernel variants, in roles.PAIR_ORDER (bounce, baseline, removed).
-ROLE_ORDER = [v for r in roles.PAIR_ORDER for v, rv in roles.FALLBACK_VARIANT_ROLES.items()
+ROLE_ORDER = [v for r in roles.PAIR_ORDER for v, rv in roles.LAB_VARIANT_ROLES.items()
               if rv == r]
 
 
@@ -118,8 +118,8 @@ def fill_missing(df):
 def fallback_role(label, kernel_variant):
     """The role bench/lab.conf gives a label (or the kernel it boots)."""
     for key in (label, kernel_variant):
-        if key in roles.FALLBACK_VARIANT_ROLES:
-            return roles.FALLBACK_VARIANT_ROLES[key]
+        if key in roles.LAB_VARIANT_ROLES:
+            return roles.LAB_VARIANT_ROLES[key]
     return ""
 
 

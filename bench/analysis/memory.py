@@ -306,10 +306,17 @@ def undecided_rows(run, verdicts):
     return out
 
 
+def _pressure_reps(run):
+    """The fewest ok pressure boots of a kernel in the run: its reps a side."""
+    b = run.boots
+    ok = b[(b["pressure"] != "none") & (b["status"] == "ok")]
+    return int(ok.groupby("variant").size().min()) if len(ok) else 0
+
+
 def deciding_cost(run):
-    """"N boots, about M min" of the set that decides the writeback rows,
-    from bench/matrix and this run's own pressure boots' wall time, or ""
-    when the matrix has no such set."""
+    """"N pressure boots, about M min" of the set that decides the
+    writeback rows, from bench/matrix and this run's own pressure boots'
+    wall time, or "" when the matrix has no such set."""
     from planner import matrix   # bench/matrix's one parser
     try:
         keys = matrix.load().get(DECIDING_SET, {})
@@ -322,25 +329,39 @@ def deciding_cost(run):
     secs = b[(b["pressure"] != "none") & (b["status"] == "ok")]["seconds"]
     secs = pd.to_numeric(secs, errors="coerce").dropna()
     if not len(secs):
-        return f"{boots} boots"
-    # the candidate disk alone: about half a boot of both, two side by side
-    return f"{boots} boots, about {boots * float(secs.median()) / 2 / 2 / 60:.0f} min"
+        return f"{boots} pressure boots"
+    # two side by side; a boot of both disks of a pair takes about twice
+    # one of the candidate disk alone, which is what the set boots
+    both = "+" in str((run.meta or {}).get("pressure_disks", ""))
+    minutes = boots * float(secs.median()) / 2 / (2 if both else 1) / 60
+    return f"{boots} pressure boots, about {minutes:.0f} min"
 
 
 def undecided_line(run, verdicts):
     """One line: which pressure rows this run could not decide to
-    ±DECIDED_MDE_PCT, and the set (and its cost) that would; "" when
-    every row is decided."""
+    ±DECIDED_MDE_PCT, and what would: the set that decides them tighter
+    (and its cost), or, in a run with as many reps as that set, how many
+    reps a side ±DECIDED_MDE_PCT would take (an MDE shrinks as 1/sqrt of
+    the reps); "" when every row is decided."""
     rows = undecided_rows(run, verdicts)
     if not rows:
         return ""
     names = sorted({M.label(m) for m, _, _ in rows})
-    worst = [s for _, _, s in rows if s.startswith("could detect")]
+    mdes = [float(s.split("±")[1][:-1]) for _, _, s in rows if s.startswith("could detect")]
+    head = (f"Not decided to ±{DECIDED_MDE_PCT:g}% here ({len(rows)} rows: " + "; ".join(names)
+            + (f"; the widest could detect ±{_fmt(max(mdes), 2)}%" if mdes else "") + ")")
+    from planner import matrix   # bench/matrix's one parser
+    try:
+        set_reps = int(matrix.load().get(DECIDING_SET, {}).get("reps", ["0"])[0])
+    except (OSError, ValueError):
+        set_reps = 0
+    n = _pressure_reps(run)
+    if set_reps and n >= set_reps and mdes:
+        need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
+        return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
+                f"side (an MDE shrinks as 1/√reps).")
     cost = deciding_cost(run)
-    return (f"Not decided to ±{DECIDED_MDE_PCT:g}% here ({len(rows)} rows: "
-            + "; ".join(names)
-            + (f"; the widest could detect {max(worst, key=lambda x: float(x.split('±')[1][:-1]))[len('could detect '):]}" if worst else "")
-            + f"): `./run.sh compare --set {DECIDING_SET}` decides them tighter"
+    return (f"{head}: `./run.sh compare --set {DECIDING_SET}` decides them tighter"
             + (f" ({cost})" if cost else "") + ".")
 
 

@@ -70,13 +70,29 @@ class PressureRun(unittest.TestCase):
         self.assertIn(("write_bw", "post", rows[0][2]), [r for r in rows if r[0] == "write_bw"])
         self.assertEqual({o for _, o, _ in rows}, {"pre", "post"})
         line = memory.undecided_line(self.data, self.verdicts)
-        self.assertIn("`./run.sh compare --set writeback` decides them tighter (48 boots", line)
+        self.assertIn("`./run.sh compare --set writeback` decides them tighter (48 pressure boots", line)
         # a row decided to within the bound is not listed
         v = self.verdicts.copy()
         sel = (v["metric"] == "write_bw") & v["primary"].astype(bool)
         v.loc[sel, "verdict"] = stats.NO_DIFF
         v.loc[sel, "mde_pct"] = 8.0
         self.assertNotIn("write_bw", {m for m, _, _ in memory.undecided_rows(self.data, v)})
+
+    def test_undecided_at_the_deciding_sets_reps_says_the_reps_needed(self):
+        # a run with the writeback set's 16 reps a side does not send the
+        # reader to that set again: ±20% at 16 reps is ±10% at 64
+        v = self.verdicts.copy()
+        sel = v["primary"].astype(bool)
+        v.loc[sel, "verdict"] = stats.NO_DIFF
+        v.loc[sel, "mde_pct"] = 20.0
+        real = memory._pressure_reps
+        memory._pressure_reps = lambda run: 16
+        try:
+            line = memory.undecided_line(self.data, v)
+        finally:
+            memory._pressure_reps = real
+        self.assertIn("at 16 reps a side; the widest would take about 64 reps a side", line)
+        self.assertNotIn("--set writeback", line)
 
     def test_both_figures_made_and_linked(self):
         kinds = {f["kind"] for f in self.p.figures}

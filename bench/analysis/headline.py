@@ -36,7 +36,6 @@ from . import stats as S
 from . import sweep as SW
 
 Key = namedtuple("Key", "job pressure metric")
-_fmt = md.fmt
 
 
 def _labels(run, role):
@@ -171,11 +170,11 @@ def cost_text(ratios):
     if np.isfinite(lo) and np.isfinite(hi):
         noise = 100 * max(abs(1 - lo), abs(hi - 1))
         if lo <= 1 <= hi or med >= 1:
-            return f"{S.NO_DIFFERENCE}, could detect ±{_fmt(noise, 2)}%"
-        return f"{_fmt(100 * (1 - med), 2)}% (95% CI {_fmt(100 * (1 - hi), 2)}–{_fmt(100 * (1 - lo), 2)}%)"
+            return f"{S.NO_DIFFERENCE}, could detect ±{md.fmt(noise, 2)}%"
+        return f"{md.fmt(100 * (1 - med), 2)}% (95% CI {md.fmt(100 * (1 - hi), 2)}–{md.fmt(100 * (1 - lo), 2)}%)"
     if med >= 1:
         return f"{S.NO_DIFFERENCE} (one boot)"
-    return f"{_fmt(100 * (1 - med), 2)}% (one boot)"
+    return f"{md.fmt(100 * (1 - med), 2)}% (one boot)"
 
 
 def cost_section(run, verdicts):
@@ -196,7 +195,7 @@ def cost_section(run, verdicts):
             bb = bb[~bb["job"].map(C.is_probed)]
             if bb.empty or not (bb["value"] > 0).any():
                 continue
-            share = ", ".join(f"{j} {_fmt(100 * g['value'].median() / (1 << 30))}%"
+            share = ", ".join(f"{j} {md.fmt(100 * g['value'].median() / (1 << 30))}%"
                               for j, g in bb.groupby("job", sort=True))
             out.append(f"- **{v} on {disk}**: bytes bounced per byte moved: {share}.")
             for job in sorted(set(C.rows(t, "bounce_submit_us_p50", v, disk)["job"])):
@@ -204,14 +203,14 @@ def cost_section(run, verdicts):
                 memcpy = float(j["memcpy_4k_us"].median()) if "memcpy_4k_us" in j else np.nan
 
                 def med(metric):
-                    return _fmt(C.median(t, v, disk, job, metric))
+                    return md.fmt(C.median(t, v, disk, job, metric))
                 per_gib = C.median(t, v, disk, job, "bounce_us_per_gib")
                 out.append(
                     f"  - {job}: **a bounced bio costs {med('bounce_submit_us_p50')} µs at "
                     f"submit (p99 {med('bounce_submit_us_p99')}) and "
                     f"{med('bounce_endio_us_p50')} µs at completion (p99 "
-                    f"{med('bounce_endio_us_p99')})**, {_fmt(per_gib / 1e6)} s per GiB; "
-                    f"a plain 4 KiB memcpy: {_fmt(memcpy)} µs in the same boots.")
+                    f"{med('bounce_endio_us_p99')})**, {md.fmt(per_gib / 1e6)} s per GiB; "
+                    f"a plain 4 KiB memcpy: {md.fmt(memcpy)} µs in the same boots.")
             over = [(w, cost_text(_probe_overhead(run, w, disk))) for w in bouncers + others]
             over = [f"{w} {x}" for w, x in over if x]
             if over:
@@ -221,15 +220,15 @@ def cost_section(run, verdicts):
             mean = C.median(t, v, disk, None, "bounce_pages_mean")
             if np.isfinite(peak):
                 out.append(f"  - lowmem held by bounce pages (exact, the kernel's count "
-                           f"per job; median over jobs and boots): peak {_fmt(peak)} "
-                           f"pages ({_fmt(peak * 4)} KiB), time-weighted mean "
-                           f"{_fmt(mean)} pages.")
+                           f"per job; median over jobs and boots): peak {md.fmt(peak)} "
+                           f"pages ({md.fmt(peak * 4)} KiB), time-weighted mean "
+                           f"{md.fmt(mean)} pages.")
                 continue
             peak = C.median(t, v, disk, None, "bounce_gauge_pages_peak")
             mean = C.median(t, v, disk, None, "bounce_gauge_pages_mean")
             if np.isfinite(peak):
-                out.append(f"  - lowmem held by bounce pages: peak {_fmt(peak)}, mean "
-                           f"{_fmt(mean)} pages (Bounce: sampled, monitor interval "
+                out.append(f"  - lowmem held by bounce pages: peak {md.fmt(peak)}, mean "
+                           f"{md.fmt(mean)} pages (Bounce: sampled, monitor interval "
                            f"{_interval(run)})"
                            f"{_unseen_note(run, disk, peak)}.")
     rows = []
@@ -341,7 +340,7 @@ def _footprint(run, disk, job, pressure):
     if sel.empty:
         return "not counted"
     peak = float(sel["value"].median())
-    return f"{peak:.0f} ({peak * 4:.0f} KiB)" if peak >= 100 else f"{_fmt(peak)} ({_fmt(peak * 4)} KiB)"
+    return f"{peak:.0f} ({peak * 4:.0f} KiB)" if peak >= 100 else f"{md.fmt(peak)} ({md.fmt(peak * 4)} KiB)"
 
 
 def headline_table(run, verdicts):
@@ -398,7 +397,7 @@ def headline_table(run, verdicts):
     bnc = _role_label(run, R.BOUNCE) or "bounce kernel"
     out = [md.table(["disk", "job", "metric"] + [f"{a}/{b}" for a, b in pairs] +
                     [f"{bnc} bounce pages, peak", "integrity: bad of checked blocks"], rows)]
-    thr = sorted({_fmt(x) for x in verdicts.get("min_effect_pct", [])}) or ["1"]
+    thr = sorted({md.fmt(x) for x in verdicts.get("min_effect_pct", [])}) or ["1"]
     out += ["", f"B/A ratio of geometric means (95% CI). **Bold**: relevant, i.e. significant "
             f"(Benjamini-Hochberg) and at least {'/'.join(thr)}% (the smallest effect of "
             "interest, bench/analyze --min-effect); \"negligible\": significant, smaller. "

@@ -61,9 +61,6 @@ TICK_CPU = ("time_sys_us_per_io", "time_irq_us_per_io")
 INSTRUMENTS = X.metric_key("instruments")
 
 
-_fmt = md.delta
-
-
 def pairs(run):
     """[(disk, job, bounce variant, baseline, {metric: (bounce, base)})]
     for the candidate disks' performance jobs with insnprof counts, the
@@ -271,13 +268,13 @@ def _per_bounce_lines(run):
         first = True
         for name, delta, (lo, hi), half, exact in parts:
             out.append(f"| {disk if first else ''} | {job if first else ''} | {name} | "
-                       f"{_fmt(delta, 2)} | {_fmt(lo, 2)} to {_fmt(hi, 2)} | "
+                       f"{md.delta(delta, 2)} | {md.delta(lo, 2)} to {md.delta(hi, 2)} | "
                        f"{half:.1f}% | {'exact' if exact else 'no'} |")
             first = False
     out.append("")
     for disk, job, v, b, per_io, parts, share in rows:
         funcs = sum(d for n, d, _, _, _ in parts if n in PER_BOUNCE_PARTS)
-        out.append(f"- {disk} {job}: the bounce's own parts come to {_fmt(funcs, 2)} µs per "
+        out.append(f"- {disk} {job}: the bounce's own parts come to {md.delta(funcs, 2)} µs per "
                    f"bounce, {share:.2f}% of {v}'s time per I/O.")
     return out + [""]
 
@@ -301,9 +298,9 @@ def share_lines(run, verdicts):
         detect = (f"its timing could detect ±{mde:.0f}%" if np.isfinite(mde)
                   else "its timing has no MDE at these boots")
         out.append(f"{disk} {job}, counted: one bounce adds "
-                   f"{_fmt(sum(d for _, d, _ in own), 1)} µs of kernel work ("
-                   + ", ".join(f"{n} {_fmt(d, 1)}" for n, d, _ in own)
-                   + f"; its boots allow {_fmt(lo, 1)} to {_fmt(hi, 1)}), {share:.2f}% "
+                   f"{md.delta(sum(d for _, d, _ in own), 1)} µs of kernel work ("
+                   + ", ".join(f"{n} {md.delta(d, 1)}" for n, d, _ in own)
+                   + f"; its boots allow {md.delta(lo, 1)} to {md.delta(hi, 1)}), {share:.2f}% "
                    f"of {v}'s time per I/O; {detect}.")
     return out
 
@@ -327,8 +324,8 @@ def section(run):
     for disk, job, v, b, vals in rows:
         parts, user, idle, total, wall = budget(vals)
         lines.append("| " + " | ".join(
-            [disk, job, f"{v} − {b}", _fmt(wall), _fmt(total)] +
-            [_fmt(x) for _, x in parts] + [_fmt(user), _fmt(idle)]) + " |")
+            [disk, job, f"{v} − {b}", md.delta(wall), md.delta(total)] +
+            [md.delta(x) for _, x in parts] + [md.delta(user), md.delta(idle)]) + " |")
         notes.append(_job_notes(run, disk, job, v, b, vals, total, wall))
     return lines + [""] + units_lines(run) + [n for group in notes for n in group]
 
@@ -358,15 +355,15 @@ def _probe_note(run, disk, job, v):
 
 def _job_notes(run, disk, job, v, b, vals, total, wall):
     if C.is_probed(job):
-        return [f"- **{disk} {job}** (the probed twin): {v} adds {_fmt(wall)} µs per "
+        return [f"- **{disk} {job}** (the probed twin): {v} adds {md.delta(wall)} µs per "
                 f"I/O over {b}, of which the lab's instruments (function_graph, the "
-                f"bounce count) take {_fmt(_delta(vals, X.metric_key('instruments')))} "
-                f"and the rest of the kernel {_fmt(_delta(vals, X.metric_key(X.OTHER)))}: "
+                f"bounce count) take {md.delta(_delta(vals, X.metric_key('instruments')))} "
+                f"and the rest of the kernel {md.delta(_delta(vals, X.metric_key(X.OTHER)))}: "
                 "a probed job measures its probes too; its numbers are not the bounce's."]
     time, cpu, funcs, tick, bad = consistency(vals)
     gap = abs(total - wall) / abs(wall) * 100 if wall else np.nan
-    out = [f"- **{disk} {job}**: {v} adds {_fmt(wall)} µs per I/O over {b}; "
-           f"the parts sum to {_fmt(total)} ({gap:.1f}% apart: the window's ends "
+    out = [f"- **{disk} {job}**: {v} adds {md.delta(wall)} µs per I/O over {b}; "
+           f"the parts sum to {md.delta(total)} ({gap:.1f}% apart: the window's ends "
            f"lie outside fio's clock)."]
     per_io = vals["insn_bounces_per_io"][0]
     if np.isfinite(per_io) and per_io > 0:
@@ -378,12 +375,12 @@ def _job_notes(run, disk, job, v, b, vals, total, wall):
                    f"each{copies}.")
     else:
         out.append("  No bounce was counted in these boots: no cost per bounce.")
-    out.append(f"  Measures: time per I/O {_fmt(time)}, CPU per I/O {_fmt(cpu)} "
-               f"(idle {_fmt(vals['insn_idle_us_per_io'][0] - vals['insn_idle_us_per_io'][1])}), "
-               f"bounce functions {_fmt(funcs)} (the rest of the kernel "
-               f"{_fmt(_delta(vals, X.metric_key(X.OTHER)))}, the lab's instruments "
-               f"{_fmt(_delta(vals, X.metric_key('instruments')))}); "
-               f"the tick-sampled sys+irq of /proc/stat says {_fmt(tick)}"
+    out.append(f"  Measures: time per I/O {md.delta(time)}, CPU per I/O {md.delta(cpu)} "
+               f"(idle {md.delta(vals['insn_idle_us_per_io'][0] - vals['insn_idle_us_per_io'][1])}), "
+               f"bounce functions {md.delta(funcs)} (the rest of the kernel "
+               f"{md.delta(_delta(vals, X.metric_key(X.OTHER)))}, the lab's instruments "
+               f"{md.delta(_delta(vals, X.metric_key('instruments')))}); "
+               f"the tick-sampled sys+irq of /proc/stat says {md.delta(tick)}"
                + (f", {abs(tick - cpu) / abs(cpu) * 100:.0f}% off the count."
                   if np.isfinite(tick) and cpu else "."))
     probed = _probe_note(run, disk, job, v)
@@ -439,9 +436,9 @@ def units_lines(run):
         iters, nbytes = u["insn_copy_iters_per_io"], u["insn_copy_bytes_per_io"]
         per = nbytes / iters if np.isfinite(nbytes) and iters else np.nan
         rows.append("| " + " | ".join(
-            [disk, job, f"{v} − {b}", _fmt(u["insn_us"], 2),
-             _fmt(u["insn_instructions_per_io"], 0), _fmt(iters, 0),
-             _fmt(u["insn_instructions_per_io"] - iters, 0), _fmt(nbytes, 0),
+            [disk, job, f"{v} − {b}", md.delta(u["insn_us"], 2),
+             md.delta(u["insn_instructions_per_io"], 0), md.delta(iters, 0),
+             md.delta(u["insn_instructions_per_io"] - iters, 0), md.delta(nbytes, 0),
              md.fmt(per, fixed=2), md.fmt(u["bounce_pages_per_io"], fixed=2),
              md.fmt(u["insn_bounces_per_io"], fixed=3)])
             + " |")

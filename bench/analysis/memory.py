@@ -49,9 +49,6 @@ DOSE_PANELS = [("write_bw", "writeback MB/s (incl. fsync)", 1e-6),
                ("bounce_pages_peak", "bounce pages in flight, peak", 1.0)]
 
 
-_fmt = md.fmt
-
-
 def dose_panels(run):
     """DOSE_PANELS, the reader's latency as a run from before
     lat_percentiles=1 measured it (completion only) where it has no lat."""
@@ -111,7 +108,7 @@ def footprint_lines(run):
             for job in sorted(set(sel["job"])):
                 vals = [C.median(t, v, disk, job, m, L.NO_PRESSURE) for m in FOOTPRINT]
                 rows.append(f"| {disk} | {v} | {job} | " +
-                            " | ".join(_fmt(x) for x in vals) + " |")
+                            " | ".join(md.fmt(x) for x in vals) + " |")
             if not len(sel) and state in ("missing", "absent"):
                 rows.append(f"| {disk} | {v} | (every job) | not measured: "
                             f"{'no lab counter in this kernel' if state == 'missing' else 'no bounce code'} | | | | |")
@@ -161,7 +158,7 @@ def standing_lines(run):
         if len(sel):
             pools[v] = float(np.median(sel))
     if pools:
-        text = ", ".join(f"{v} {_fmt(k)} KiB" for v, k in pools.items())
+        text = ", ".join(f"{v} {md.fmt(k)} KiB" for v, k in pools.items())
         out.append(f"- The bounce pool's reserve (mempool, lowmem, taken at boot, exact): {text}; "
                    + ", ".join(f"{v}: none (no bounce code)"
                                for v in ROLES.labels_with_role(run, ROLES.REMOVED)) + ".")
@@ -173,16 +170,16 @@ def standing_lines(run):
         b, r = np.median(low[base[0]]), np.median(low[rem[0]])
         line = (f"- LowFree at the start of the boot ({run.boots['disk'].iloc[0]} boots without "
                 f"pressure, median of {len(low[base[0]])} and "
-                f"{len(low[rem[0]])} boots): {base[0]} {_fmt(b, 6)} kB, {rem[0]} {_fmt(r, 6)} kB, "
-                f"{rem[0]} − {base[0]} = {_fmt(r - b, 4)} kB")
+                f"{len(low[rem[0]])} boots): {base[0]} {md.fmt(b, 6)} kB, {rem[0]} {md.fmt(r, 6)} kB, "
+                f"{rem[0]} − {base[0]} = {md.fmt(r - b, 4)} kB")
         if bnc:
             aa = np.median(low[bnc[0]]) - b
             spread = max(np.ptp(low[base[0]]), np.ptp(low[rem[0]]))
             bound = max(abs(aa), spread)
-            line += (f"; {bnc[0]} − {base[0]} (the same pool, an A/A bound): {_fmt(aa, 4)} kB, "
-                     f"spread within a variant {_fmt(spread, 4)} kB")
+            line += (f"; {bnc[0]} − {base[0]} (the same pool, an A/A bound): {md.fmt(aa, 4)} kB, "
+                     f"spread within a variant {md.fmt(spread, 4)} kB")
             line += (": the difference is **outside** that bound." if abs(r - b) > bound
-                     else f": **below the noise** (±{_fmt(bound, 4)} kB).")
+                     else f": **below the noise** (±{md.fmt(bound, 4)} kB).")
         else:
             line += "."
         out.append(line)
@@ -220,14 +217,14 @@ def pressure_lines(run, verdicts):
                         continue
                     ctl = "" if ROLES.is_candidate(run, disk) else " (control)"
                     rows.append(f"| {M.label(metric)} ({M.unit(metric)}) | {disk}{ctl} | " +
-                                " | ".join(_fmt(m, 4) for m in meds) + " | " +
+                                " | ".join(md.fmt(m, 4) for m in meds) + " | " +
                                 " | ".join(cells) + " |")
             if not rows:
                 continue
             hog = t[(t["job"] == job) & (t["metric"] == "hog_cpu_s")]["value"]
             if len(hog):
                 rows.append(f"| pressure hogs' CPU during the job, most (must be 0) | all | "
-                            f"{_fmt(float(hog.max()))} s |" + " |" * (len(bnc + others) + len(others) - 1))
+                            f"{md.fmt(float(hog.max()))} s |" + " |" * (len(bnc + others) + len(others) - 1))
             spread = _spread_line(run, p, job, bnc + others)
             if spread:
                 rows.append(spread)
@@ -301,7 +298,7 @@ def undecided_rows(run, verdicts):
                 and mde <= DECIDED_MDE_PCT):
             continue
         other = r.b if r.a in bnc else r.a
-        said = (f"could detect ±{_fmt(mde, 2)}%" if np.isfinite(mde) else str(r.verdict))
+        said = (f"could detect ±{md.fmt(mde, 2)}%" if np.isfinite(mde) else str(r.verdict))
         out.append((r.metric, other, said))
     return out
 
@@ -349,7 +346,7 @@ def undecided_line(run, verdicts):
     names = sorted({M.label(m) for m, _, _ in rows})
     mdes = [float(s.split("±")[1][:-1]) for _, _, s in rows if s.startswith("could detect")]
     head = (f"Not decided to ±{DECIDED_MDE_PCT:g}% here ({len(rows)} rows: " + "; ".join(names)
-            + (f"; the widest could detect ±{_fmt(max(mdes), 2)}%" if mdes else "") + ")")
+            + (f"; the widest could detect ±{md.fmt(max(mdes), 2)}%" if mdes else "") + ")")
     from planner import matrix   # bench/matrix's one parser
     try:
         set_reps = int(matrix.load().get(DECIDING_SET, {}).get("reps", ["0"])[0])
@@ -400,9 +397,9 @@ def first_screen_line(run, verdicts):
         c = md.oriented(verdicts, "write_bw", disk, job, p, bnc[0], o)
         if c is None or not np.isfinite(c["ratio"]):
             continue
-        ci = (f"{_fmt(c['lo'])}–{_fmt(c['hi'])}, " if np.isfinite(c["lo"]) and
+        ci = (f"{md.fmt(c['lo'])}–{md.fmt(c['hi'])}, " if np.isfinite(c["lo"]) and
               np.isfinite(c["hi"]) else "")
-        cells.append(f"{_fmt(c['ratio'])}x {o}'s ({ci}{md.verdict_words(c)})")
+        cells.append(f"{md.fmt(c['ratio'])}x {o}'s ({ci}{md.verdict_words(c)})")
     if cells:
         head += ", and its writeback bandwidth is " + "; ".join(cells)
     return head + "."

@@ -51,12 +51,9 @@
 
 #include <qemu-plugin.h>
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
+#include "ksyms.h"
 
-#define MARK_OPEN	0xb0c10000u
-#define MARK_CLOSE	0xb0c20000u
-#define MARK_KIND	0xffff0000u
-#define MARK_ID		0x0000ffffu
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
 #define FNV_OFFSET	0xcbf29ce484222325ull
 #define FNV_PRIME	0x100000001b3ull
@@ -69,13 +66,8 @@ enum kind {
 	K_IRQ_EVENT,	/* __handle_irq_event_percpu: the handler comes next */
 };
 
-struct sym {
-	uint64_t addr;
-	char *name;
-	enum kind kind;
-};
-
-static struct sym *syms;	/* sorted by addr */
+static struct ksym *syms;	/* sorted by addr */
+static enum kind *kinds;	/* of each symbol */
 static size_t nsyms;
 static uint64_t kbase = 0xc0000000u;
 static uint64_t every = 1000000;
@@ -94,13 +86,6 @@ static struct {
 	uint64_t off;
 } pending;
 
-static int by_addr(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
 static enum kind kind_of(const char *name)
 {
 	if (!strcmp(name, "irq_entries_start") ||
@@ -113,49 +98,25 @@ static enum kind kind_of(const char *name)
 	return K_PLAIN;
 }
 
+/* the symbols of System.map path and their kinds: 0, or -1 for none */
 static int load_map(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char line[512], name[256], type;
-	unsigned long long addr;
-	size_t cap = 1024;
+	size_t i;
 
-	if (!f)
+	if (ksyms_load(path, kbase, 0, &syms, &nsyms) || !nsyms)
 		return -1;
-	syms = malloc(cap * sizeof(*syms));
-	while (syms && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (!strchr("tTwW", type) || addr < kbase)
-			continue;
-		if (nsyms == cap) {
-			cap *= 2;
-			syms = realloc(syms, cap * sizeof(*syms));
-			if (!syms)
-				break;
-		}
-		syms[nsyms++] = (struct sym){ addr, strdup(name), kind_of(name) };
-	}
-	fclose(f);
-	if (!syms || !nsyms)
+	kinds = malloc(nsyms * sizeof(*kinds));
+	if (!kinds)
 		return -1;
-	qsort(syms, nsyms, sizeof(*syms), by_addr);
+	for (i = 0; i < nsyms; i++)
+		kinds[i] = kind_of(syms[i].name);
 	return 0;
 }
 
 /* index of the symbol holding vaddr, nsyms for none */
 static size_t symbol_of(uint64_t vaddr)
 {
-	size_t lo = 0, hi = nsyms, mid;
-
-	while (lo < hi) {	/* first symbol above vaddr */
-		mid = lo + (hi - lo) / 2;
-		if (syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? lo - 1 : nsyms;
+	return ksyms_find(syms, 0, nsyms, vaddr);
 }
 
 static void mix(uint64_t v)
@@ -182,7 +143,7 @@ static void on_entry(unsigned int vcpu, void *udata)
 {
 	uint64_t vaddr = (uint64_t)(uintptr_t)udata;
 	size_t s = symbol_of(vaddr);
-	enum kind kind = syms[s].kind;
+	enum kind kind = kinds[s];
 
 	while (insns >= next_cp) {
 		fprintf(out, "cp %" PRIu64 " %016" PRIx64 " %s\n", next_cp, hash,
@@ -222,21 +183,6 @@ static void on_marker(unsigned int vcpu, void *udata)
 	fflush(out);
 }
 
-/* the imm32 of a marker instruction (insnmark), 0 for any other */
-static uint32_t marker(struct qemu_plugin_insn *insn)
-{
-	const uint8_t *b = qemu_plugin_insn_data(insn);
-	uint32_t imm;
-
-	if (qemu_plugin_insn_size(insn) != 7 ||
-	    b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
-		return 0;
-	memcpy(&imm, b + 3, sizeof(imm));
-	if ((imm & MARK_KIND) != MARK_OPEN && (imm & MARK_KIND) != MARK_CLOSE)
-		return 0;
-	return imm;
-}
-
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t i, n = qemu_plugin_tb_n_insns(tb);
@@ -247,7 +193,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 		/* a function's first byte, or anywhere in an entry stub */
 		if (s < nsyms && (pc == syms[s].addr ||
-				  syms[s].kind == K_IRQ_STUBS))
+				  kinds[s] == K_IRQ_STUBS))
 			qemu_plugin_register_vcpu_tb_exec_cb(tb, on_entry,
 				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)pc);
 	}
@@ -257,7 +203,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 		qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
-		mark = qemu_plugin_insn_vaddr(insn) < kbase ? marker(insn) : 0;
+		mark = qemu_plugin_insn_vaddr(insn) < kbase ? insnmark(insn) : 0;
 		if (mark)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
 				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)mark);
@@ -276,30 +222,17 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   int argc, char **argv)
 {
 	const char *outpath = NULL, *map = NULL;
-	int i;
+	const struct plugin_opt opts[] = {
+		{ "out", &outpath, NULL },
+		{ "map", &map, NULL },
+		{ "every", NULL, &every },
+		{ "from", NULL, &from },
+		{ "to", NULL, &to },
+		{ "kbase", NULL, &kbase },
+		{ NULL, NULL, NULL },
+	};
 
-	for (i = 0; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-
-		if (!eq)
-			goto bad;
-		*eq = '\0';
-		if (!strcmp(argv[i], "out"))
-			outpath = eq + 1;
-		else if (!strcmp(argv[i], "map"))
-			map = eq + 1;
-		else if (!strcmp(argv[i], "every"))
-			every = strtoull(eq + 1, NULL, 0);
-		else if (!strcmp(argv[i], "from"))
-			from = strtoull(eq + 1, NULL, 0);
-		else if (!strcmp(argv[i], "to"))
-			to = strtoull(eq + 1, NULL, 0);
-		else if (!strcmp(argv[i], "kbase"))
-			kbase = strtoull(eq + 1, NULL, 0);
-		else
-			goto bad;
-	}
-	if (!outpath || !map || !every)
+	if (plugin_args(argc, argv, opts) || !outpath || !map || !every)
 		goto bad;
 	if (load_map(map)) {
 		fprintf(stderr, "divtrace: cannot read symbols from %s\n", map);

@@ -43,19 +43,11 @@
 
 #include <qemu-plugin.h>
 
+#include "ksyms.h"
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
 
-#define MARK_OPEN	0xb0c10000u
-#define MARK_CLOSE	0xb0c20000u
-#define MARK_KIND	0xffff0000u
-#define MARK_ID		0x0000ffffu
-
-struct sym {
-	uint64_t addr;
-	char *name;
-};
-
-static struct sym *syms;	/* sorted by addr; syms[0] is the catch-all */
+static struct ksym *syms;	/* sorted by addr; syms[0] is the catch-all */
 static size_t nsyms;
 /*
  * [0] user; [1 + i] instructions of symbol i; [1 + nsyms + i] its calls;
@@ -69,54 +61,12 @@ static long window = -1;	/* the open window, -1 when none */
 static uint64_t kbase = 0xc0000000u;
 static FILE *out;
 
-static int by_addr(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int load_map(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char line[512], name[256], type;
-	unsigned long long addr;
-	size_t cap = 1024;
-
-	if (!f)
-		return -1;
-	syms = malloc(cap * sizeof(*syms));
-	syms[0] = (struct sym){ 0, strdup("[kernel]") };
-	nsyms = 1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (!strchr("tTwW", type) || addr < kbase)
-			continue;
-		if (nsyms == cap) {
-			cap *= 2;
-			syms = realloc(syms, cap * sizeof(*syms));
-		}
-		syms[nsyms++] = (struct sym){ addr, strdup(name) };
-	}
-	fclose(f);
-	qsort(syms + 1, nsyms - 1, sizeof(*syms), by_addr);
-	return 0;
-}
-
 /* the symbol of a kernel address, 0 (the catch-all) for none */
 static size_t kernel_symbol(uint64_t vaddr)
 {
-	size_t lo = 1, hi = nsyms, mid;
+	size_t s = ksyms_find(syms, 1, nsyms, vaddr);
 
-	while (lo < hi) {	/* first symbol above vaddr */
-		mid = lo + (hi - lo) / 2;
-		if (syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo > 1 ? lo - 1 : 0;
+	return s < nsyms ? s : 0;
 }
 
 static void close_window(long id)
@@ -189,21 +139,6 @@ static unsigned int rep_movs(struct qemu_plugin_insn *insn)
 	return 0;
 }
 
-/* the imm32 of a marker instruction, 0 for any other */
-static uint32_t marker(struct qemu_plugin_insn *insn)
-{
-	const uint8_t *b = qemu_plugin_insn_data(insn);
-	uint32_t imm;
-
-	if (qemu_plugin_insn_size(insn) != 7 ||
-	    b[0] != 0x0f || b[1] != 0x1f || b[2] != 0x80)
-		return 0;
-	memcpy(&imm, b + 3, sizeof(imm));
-	if ((imm & MARK_KIND) != MARK_OPEN && (imm & MARK_KIND) != MARK_CLOSE)
-		return 0;
-	return imm;
-}
-
 /* add n to *counter each time insn runs */
 static void add_insn(struct qemu_plugin_insn *insn, uint64_t *counter,
 		     uint64_t n)
@@ -225,7 +160,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
-		uint32_t mark = vaddr < kbase ? marker(insn) : 0;
+		uint32_t mark = vaddr < kbase ? insnmark(insn) : 0;
 		size_t sym = vaddr >= kbase ? kernel_symbol(vaddr) : 0;
 		unsigned int width;
 
@@ -258,35 +193,25 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   int argc, char **argv)
 {
 	const char *outpath = NULL, *map = NULL;
-	int i;
+	const struct plugin_opt opts[] = {
+		{ "out", &outpath, NULL },
+		{ "map", &map, NULL },
+		{ "kbase", NULL, &kbase },
+		{ NULL, NULL, NULL },
+	};
 
-	for (i = 0; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
-
-		if (!eq)
-			goto bad;
-		*eq = '\0';
-		if (!strcmp(argv[i], "out"))
-			outpath = eq + 1;
-		else if (!strcmp(argv[i], "map"))
-			map = eq + 1;
-		else if (!strcmp(argv[i], "kbase"))
-			kbase = strtoull(eq + 1, NULL, 0);
-		else
-			goto bad;
-	}
-	if (!outpath)
+	if (plugin_args(argc, argv, opts) || !outpath)
 		goto bad;
-	if (map) {
-		if (load_map(map)) {
-			fprintf(stderr, "insnprof: cannot read %s\n", map);
-			return -1;
-		}
-	} else {
+	/* slot 0, before the map's symbols: the catch-all */
+	if (map && ksyms_load(map, kbase, 1, &syms, &nsyms)) {
+		fprintf(stderr, "insnprof: cannot read %s\n", map);
+		return -1;
+	}
+	if (!map) {
 		syms = malloc(sizeof(*syms));
-		syms[0] = (struct sym){ 0, "[kernel]" };
 		nsyms = 1;
 	}
+	syms[0] = (struct ksym){ 0, "[kernel]" };
 	ncounts = 1 + 4 * nsyms;
 	counts = calloc(ncounts, sizeof(*counts));
 	opened = calloc(ncounts, sizeof(*opened));

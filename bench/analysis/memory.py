@@ -310,15 +310,20 @@ def _pressure_reps(run):
     return int(ok.groupby("variant").size().min()) if len(ok) else 0
 
 
-def deciding_cost(run):
-    """"N pressure boots, about M min" of the set that decides the
-    writeback rows, from bench/matrix and this run's own pressure boots'
-    wall time, or "" when the matrix has no such set."""
+def _deciding_set():
+    """bench/matrix's keys of the set that decides the writeback rows,
+    {} when it has none."""
     from planner import matrix   # bench/matrix's one parser
     try:
-        keys = matrix.load().get(DECIDING_SET, {})
+        return matrix.load().get(DECIDING_SET, {})
     except OSError:
-        return ""
+        return {}
+
+
+def deciding_cost(run, keys):
+    """"N pressure boots, about M min" of the deciding set (keys, from
+    _deciding_set) from this run's own pressure boots' wall time, or ""
+    when there is no such set."""
     if not keys.get("variants") or not keys.get("reps"):
         return ""
     boots = len(keys["variants"]) * int(keys["reps"][0])
@@ -347,17 +352,17 @@ def undecided_line(run, verdicts):
     mdes = [float(s.split("±")[1][:-1]) for _, _, s in rows if s.startswith("could detect")]
     head = (f"Not decided to ±{DECIDED_MDE_PCT:g}% here ({len(rows)} rows: " + "; ".join(names)
             + (f"; the widest could detect ±{md.fmt(max(mdes), 2)}%" if mdes else "") + ")")
-    from planner import matrix   # bench/matrix's one parser
+    keys = _deciding_set()
     try:
-        set_reps = int(matrix.load().get(DECIDING_SET, {}).get("reps", ["0"])[0])
-    except (OSError, ValueError):
+        set_reps = int(keys.get("reps", ["0"])[0])
+    except ValueError:
         set_reps = 0
     n = _pressure_reps(run)
     if set_reps and n >= set_reps and mdes:
         need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
         return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
                 f"side (an MDE shrinks as 1/√reps).")
-    cost = deciding_cost(run)
+    cost = deciding_cost(run, keys)
     return (f"{head}: `./run.sh compare --set {DECIDING_SET}` decides them tighter"
             + (f" ({cost})" if cost else "") + ".")
 

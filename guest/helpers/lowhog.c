@@ -4,8 +4,8 @@
  * LowFree, without using highmem, and hold it until SIGTERM/SIGINT.
  *
  * Contract:
- *   lowhog -l TARGET_MIB [-t TOL_MIB] [-b BAND_KIB] [-T SECONDS]
- *          [-m MEMINFO] [-n]
+ *   lowhog -l TARGET_MIB [-H HIGH_KIB] [-t TOL_MIB] [-b BAND_KIB]
+ *          [-T SECONDS] [-m MEMINFO] [-n]
  * Once LowFree <= target + tolerance it prints, and flushes, one line
  *   holding LowFree=N kB target=N kB HighFree=N kB children=N pte_pages=N
  * on stdout (HighFree=unknown without a HighFree line), then holds until
@@ -22,7 +22,12 @@
  * ends it.  SIGUSR2 thaws it: it keeps LowFree near the target again until
  * the next SIGUSR1 (between jobs, whose own use of lowmem moves LowFree).
  * The band is what makes the dose the same in every kernel: page tables
- * come and go one 4 KiB page at a time.  -n prints
+ * come and go one 4 KiB page at a time.  With -H the dose has two zones:
+ * HighFree is held at HIGH_KIB as well (once a second within the
+ * tolerance, on SIGUSR1 within the band, both readings in the band
+ * together), by writing or dropping pages of a private highmem reserve;
+ * the state lines then add "high_target=N kB high_held=N kB" after
+ * HighFree.  -n prints
  * the plan and exits 0:
  *   would fill LowFree=N kB target=N kB HighFree=N kB tolerance=N kB
  *   pte_pages=N children=N
@@ -101,6 +106,27 @@
 
 #define BUF_SIZE	(64 * 1024)
 
+/*
+ * The highmem side of the dose (-H).  memhog takes the bulk of highmem
+ * once, before lowhog starts; then every child lowhog forks takes a few
+ * highmem pages of its own (its stack, its copied data), and jobs leave
+ * their own behind, so HighFree ends up MiB off a target set once (by
+ * 4-9 MiB on 6.12, by kernel).  lowhog therefore regulates it too, after
+ * its children, with a reserve of its own: anonymous pages it writes
+ * (they come from highmem while HighFree is above the zone's watermarks)
+ * or drops, a page at a time.  MADV_DONTFORK: a child that inherited the
+ * reserve would hold page tables for it.  Its size bounds how far
+ * HighFree can be moved up again, so memhog leaves about half of it.
+ */
+#define HIGH_RESERVE	(64 * MIB)
+#define PAGE_B		4096UL
+
+static struct {
+	char *base;
+	unsigned long target_kb;	/* 0: HighFree is not regulated */
+	unsigned long pages;		/* written, held */
+} high;
+
 struct meminfo {
 	unsigned long low_kb;
 	unsigned long high_kb;
@@ -124,9 +150,11 @@ const char *prog_name = "lowhog";
 void usage(void)
 {
 	fprintf(stderr,
-		"usage: lowhog -l TARGET_MIB [-t TOL_MIB] [-b BAND_KIB] [-T SECONDS]\n"
-		"              [-m MEMINFO] [-n]\n"
+		"usage: lowhog -l TARGET_MIB [-H HIGH_KIB] [-t TOL_MIB] [-b BAND_KIB]\n"
+		"              [-T SECONDS] [-m MEMINFO] [-n]\n"
 		"  -l  fill lowmem until LowFree is at most TARGET_MIB (+ TOL_MIB)\n"
+		"  -H  once holding, keep HighFree at HIGH_KIB too (a reserve of\n"
+		"      at most 64 MiB of highmem, written or dropped)\n"
 		"  -t  tolerance in MiB (default 2)\n"
 		"  -b  on SIGUSR1, settle LowFree within BAND_KIB of the target\n"
 		"      before freezing (default: the tolerance)\n"
@@ -364,6 +392,36 @@ static void print_state(const char *what, const struct meminfo *mi,
 		printf("HighFree=%lu kB", mi->high_kb);
 	else
 		printf("HighFree=unknown");
+	if (high.target_kb)
+		printf(" high_target=%lu kB high_held=%lu kB", high.target_kb,
+		       high.pages * PAGE_B / KIB);
+}
+
+static unsigned long dist(unsigned long a, unsigned long b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Move HighFree towards its target: write or drop reserve pages. */
+static void regulate_high(const struct meminfo *mi)
+{
+	unsigned long n;
+
+	if (mi->high_kb > high.target_kb) {
+		n = (mi->high_kb - high.target_kb) * KIB / PAGE_B;
+		if (n > HIGH_RESERVE / PAGE_B - high.pages)
+			n = HIGH_RESERVE / PAGE_B - high.pages;
+		for (; n; n--, high.pages++)
+			high.base[high.pages * PAGE_B] = 1;
+	} else {
+		n = (high.target_kb - mi->high_kb) * KIB / PAGE_B;
+		if (n > high.pages)
+			n = high.pages;
+		high.pages -= n;
+		if (n && madvise(high.base + high.pages * PAGE_B, n * PAGE_B,
+				 MADV_DONTNEED))
+			die("madvise: %s", strerror(errno));
+	}
 }
 
 static void nop(int sig)
@@ -411,7 +469,7 @@ static void hold(const sigset_t *set, unsigned long target_kb,
 	int sig, frozen = 0, settling = 0, inside = 0;
 	int64_t settle_end = 0, acted = 0;
 	struct meminfo mi;
-	unsigned long off;
+	unsigned long off, hoff;
 
 	for (;;) {
 		sig = sigtimedwait(set, NULL, frozen ? NULL :
@@ -433,10 +491,10 @@ static void hold(const sigset_t *set, unsigned long target_kb,
 			continue;
 		}
 		read_meminfo(&mi);
-		off = mi.low_kb > target_kb ? mi.low_kb - target_kb :
-					      target_kb - mi.low_kb;
+		off = dist(mi.low_kb, target_kb);
+		hoff = high.target_kb ? dist(mi.high_kb, high.target_kb) : 0;
 		if (settling) {
-			inside = off <= band_kb ? inside + 1 : 0;
+			inside = off <= band_kb && hoff <= band_kb ? inside + 1 : 0;
 			if (inside >= 2 || now_ns() >= settle_end) {
 				frozen = 1;
 				settling = 0;
@@ -447,14 +505,20 @@ static void hold(const sigset_t *set, unsigned long target_kb,
 				fflush(stdout);
 				continue;
 			}
-			if (off > band_kb && now_ns() - acted >= NSEC_PER_SEC) {
-				regulate(&mi, target_kb, spans);
+			if ((off > band_kb || hoff > band_kb) &&
+			    now_ns() - acted >= NSEC_PER_SEC) {
+				if (off > band_kb)
+					regulate(&mi, target_kb, spans);
+				if (hoff > band_kb)
+					regulate_high(&mi);
 				acted = now_ns();
 			}
 			continue;
 		}
 		if (off > tol_kb)
 			regulate(&mi, target_kb, spans);
+		if (hoff > tol_kb)
+			regulate_high(&mi);
 	}
 }
 
@@ -471,8 +535,11 @@ int main(int argc, char **argv)
 	struct meminfo mi;
 	int64_t deadline;
 
-	while ((opt = getopt(argc, argv, ":l:t:b:T:m:nh")) != -1) {
+	while ((opt = getopt(argc, argv, ":l:H:t:b:T:m:nh")) != -1) {
 		switch (opt) {
+		case 'H':
+			high.target_kb = parse_num(optarg, "HighFree target", 1, 1UL << 30);
+			break;
 		case 'l':
 			target_mib = parse_num(optarg, "target", 0, 1UL << 20);
 			have_target = 1;
@@ -528,6 +595,15 @@ int main(int argc, char **argv)
 		die("out of memory");
 	read_meminfo(&mi);
 	start_kb = mi.low_kb;
+	if (high.target_kb && !mi.has_high)
+		die("no HighFree in %s: -H needs a HIGHMEM kernel", meminfo_path);
+	if (high.target_kb && !dry) {
+		high.base = mmap(NULL, HIGH_RESERVE, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (high.base == MAP_FAILED ||
+		    madvise(high.base, HIGH_RESERVE, MADV_DONTFORK))
+			die("highmem reserve: %s", strerror(errno));
+	}
 
 	if (dry) {
 		deficit = mi.low_kb > target_kb ? mi.low_kb - target_kb : 0;

@@ -323,11 +323,20 @@ t_lh_band_gives_back()
 {
 	local mi=$TMP/meminfo.band pte0 pages0 pages
 
-	printf 'LowFree: 10000 kB\nHighFree: 777 kB\n' >"$mi"
-	lh_start -l 4 -t 2 -b 256 -m "$mi"
+	# the first reading through a FIFO, the rest from a file: a file
+	# that said 10000 kB until the test saw a child let a fast lowhog
+	# fork six and give up first
+	rm -f "$TMP/band.fifo" && mkfifo "$TMP/band.fifo" || return 1
+	ln -sfn "$TMP/band.fifo" "$TMP/band.link"
+	lh_start -l 4 -t 2 -b 256 -m "$TMP/band.link"
+	timeout 5 bash -c 'printf "LowFree: 10000 kB\nHighFree: 777 kB\n" >"$1"' _ "$TMP/band.fifo" ||
+		{ echo "lowhog never read its meminfo"; return 1; }
 	wait_for 5 eval '[ -n "$(kids_of $LH_PID)" ]' ||
 		{ echo "no child"; cat "$TMP/lh.err"; return 1; }
 	printf 'LowFree: 6000 kB\nHighFree: 777 kB\n' >"$mi"
+	ln -sfn "$mi" "$TMP/band.link"
+	# a reading already waiting on the FIFO gets the same
+	timeout 1 bash -c 'printf "LowFree: 6000 kB\nHighFree: 777 kB\n" >"$1"' _ "$TMP/band.fifo"
 	lh_holding || { lh_stop TERM; return 1; }
 	pte0=$(lh_kids_pte)
 	pages0=$(sed -n 's/^holding .* pte_pages=\([0-9]*\)$/\1/p' "$TMP/lh.out")
@@ -344,6 +353,58 @@ t_lh_band_gives_back()
 	[ -n "$pages" ] && [ -n "$pages0" ] && [ "$pages" -lt "$pages0" ] &&
 		[ $(( (pages0 - pages) % 274 )) = 0 ] ||
 		{ echo "holding with ${pages0:-?} page tables, then $(grep '^frozen' "$TMP/lh.out"); want k * 274 fewer"; lh_stop TERM; return 1; }
+	lh_stop TERM || return 1
+	expect "exit status" "$LH_RC" 0
+}
+
+t_lh_high_bad()
+{
+	local rc=0
+
+	bad_usage "$LOWHOG" -l 10 -H x || rc=1
+	bad_usage "$LOWHOG" -l 10 -H 0 || rc=1
+	grep -v '^HighFree:' "$HM612" >"$TMP/nohigh"
+	lh_fail -l 600 -H 20000 -m "$TMP/nohigh" || rc=1
+	grep -q 'no HighFree in .*-H needs a HIGHMEM kernel' "$TMP/lh.err" ||
+		{ echo "stderr: $(cat "$TMP/lh.err")"; rc=1; }
+	return $rc
+}
+
+# lh_rss_kb: lowhog's own resident memory (its highmem reserve)
+lh_rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$LH_PID/status"; }
+
+# -H: HighFree 10000 kB over its target: the reserve takes 10000 kB
+# (the fixture does not follow, so once, then the reading is set in the
+# band); thawed, HighFree 5000 kB under the target: it drops 5000 kB
+# back. Each freeze says what the reserve holds.
+t_lh_high_regulates()
+{
+	local mi=$TMP/meminfo.high rss0
+
+	printf 'LowFree: 5000 kB\nHighFree: 30000 kB\n' >"$mi"
+	lh_start -l 4 -H 20000 -b 256 -m "$mi"
+	lh_holding || return 1
+	rss0=$(lh_rss_kb)
+	wait_for 5 eval '[ "$(lh_rss_kb)" -ge $((rss0 + 9000)) ]' ||
+		{ echo "reserve not written: VmRSS $(lh_rss_kb) kB from $rss0"; lh_stop TERM; return 1; }
+	printf 'LowFree: 4100 kB\nHighFree: 20100 kB\n' >"$mi"
+	kill -USR1 "$LH_PID"
+	wait_for 5 grep -q '^frozen' "$TMP/lh.out" ||
+		{ echo "no 'frozen' line"; cat "$TMP/lh.out" "$TMP/lh.err"; lh_stop TERM; return 1; }
+	expect "frozen line" "$(grep '^frozen' "$TMP/lh.out")" \
+		"frozen LowFree=4100 kB target=4096 kB HighFree=20100 kB high_target=20000 kB high_held=10000 kB children=0 pte_pages=0" ||
+		{ lh_stop TERM; return 1; }
+	printf 'LowFree: 4100 kB\nHighFree: 15000 kB\n' >"$mi"
+	kill -USR2 "$LH_PID"
+	wait_for 5 eval '[ "$(lh_rss_kb)" -le $((rss0 + 6000)) ]' ||
+		{ echo "reserve not dropped: VmRSS $(lh_rss_kb) kB from $rss0"; lh_stop TERM; return 1; }
+	printf 'LowFree: 4100 kB\nHighFree: 20000 kB\n' >"$mi"
+	kill -USR1 "$LH_PID"
+	wait_for 5 eval '[ "$(grep -c "^frozen" "$TMP/lh.out")" = 2 ]' ||
+		{ echo "no second 'frozen' line"; cat "$TMP/lh.out"; lh_stop TERM; return 1; }
+	expect "second frozen line" "$(grep '^frozen' "$TMP/lh.out" | tail -n 1)" \
+		"frozen LowFree=4100 kB target=4096 kB HighFree=20000 kB high_target=20000 kB high_held=5000 kB children=0 pte_pages=0" ||
+		{ lh_stop TERM; return 1; }
 	lh_stop TERM || return 1
 	expect "exit status" "$LH_RC" 0
 }
@@ -378,6 +439,8 @@ for t in \
 	"lowhog child holds 768 page tables, SIGTERM reaps it:t_lh_child_holds" \
 	"lowhog fails when a child dies while holding:t_lh_child_dies" \
 	"lowhog SIGUSR1 freezes it, SIGTERM still ends it:t_lh_freeze" \
-	"lowhog -b gives page tables back, freezes in the band:t_lh_band_gives_back"; do
+	"lowhog -b gives page tables back, freezes in the band:t_lh_band_gives_back" \
+	"lowhog -H bad usage, no HighFree:t_lh_high_bad" \
+	"lowhog -H writes and drops its highmem reserve, freezes both zones:t_lh_high_regulates"; do
 	run_test "${t%:*}" "${t##*:}"
 done

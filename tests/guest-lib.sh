@@ -138,34 +138,6 @@ lowmem_held()
 		      exit !(n > 0 && bad == 0 && hf > ht / 2) }' "$d/labmon.csv"
 }
 
-# lowhog was frozen within 10 % of its target (8 MiB at least: a child
-# holds up to 3 MiB of page tables, and the per-CPU page lists make
-# LowFree lag; measured 59560 kB for 65536 once), and HighFree stayed
-# above half of HighTotal during job JOB. A job that writes may take LowFree lower
-# while it runs: the frozen hog does not follow it, on purpose.
-lowmem_frozen()
-{
-	local d target high_total
-	d=$(jobdir "$1" "$2")
-	target=$(( $(sed -n 's/^BL_LOWFREE_TARGET_MB=//p' "$RUNS/$1/guest/plan") * 1024 ))
-	high_total=$(awk '$1 == "HighTotal:" { print $2 }' "$d/before/meminfo")
-	awk -v t="$target" -v ht="$high_total" -v mon="$d/labmon.csv" '
-		$1 == "frozen" { split($2, f, "="); low = f[2] + 0 }
-		END {
-			while ((getline line < mon) > 0) {
-				n = split(line, c, ",")
-				if (!hdr) { for (i = 1; i <= n; i++) col[c[i]] = i; hdr = 1; continue }
-				v = c[col["HighFree"]]
-				if (v != "" && (hf == "" || v + 0 < hf)) hf = v + 0
-				v = c[col["LowFree"]]
-				if (v != "" && (lo == "" || v + 0 < lo)) lo = v + 0
-			}
-			tol = t / 10 > 8192 ? t / 10 : 8192
-			printf "frozen at LowFree %d kB (target %d), LowFree floor %d kB in the job, HighFree min %d of %d kB\n", low, t, lo, hf, ht
-			exit !(low > 0 && low >= t - tol && low <= t + tol && hf > ht / 2)
-		}' "$RUNS/$1/guest/lowhog.out"
-}
-
 # The probed job timed bounced bios: __blk_queue_bounce calls in its trace.
 probes_timed()
 {
@@ -216,6 +188,23 @@ hog_idle()
 	set -- $t "$3"
 	echo "hog ticks $1 -> $2"
 	[ $(($2 - $1)) -le "$3" ]
+}
+
+# The dose job JOB started from is its level's in both zones, within
+# lab.conf's dose_band_kb: LowFree and HighFree against the targets
+# guest/init wrote beside them.
+dose_in_band()
+{
+	local band
+	band=$(bl_lab_default dose_band_kb)
+	awk -v band="$band" '
+		$1 == "target" { for (i = 2; i <= NF; i++) { split($i, kv, "="); t[kv[1]] = kv[2] } }
+		$1 == "LowFree:" { low = $2 }
+		$1 == "HighFree:" { high = $2 }
+		END { dl = low - t["lowfree_kb"]; dh = high - t["highfree_kb"]
+		      printf "LowFree %d kB (%+d), HighFree %d kB (%+d), band %d kB\n", low, dl, high, dh, band
+		      exit !(t["highfree_kb"] > 0 && dl * dl <= band * band && dh * dh <= band * band) }' \
+		"$(jobdir "$1" "$2")/dose"
 }
 
 meminfo_bounce_zero()

@@ -17,8 +17,9 @@
 #                                  read back bad (the boot is still ok);
 #                                  the probes time the bounces; 64 KiB
 #                                  writes at QD8 hold 1 to 128 bounce pages
-#   pre-fixed  lowmem 64 MiB       writeback under pressure runs, bounces,
-#                                  with the hog idle and LowFree held
+#   pre-fixed  full24              writeback under pressure runs, bounces,
+#                                  with the hogs idle; both jobs start
+#                                  from the level's dose in both zones
 #   pre-fixed  knobs off           0 bounces, 0 bad blocks; the buffered
 #                                  integrity job reads the device back
 #   post       knobs on            usb-storage refuses the probe; the
@@ -102,13 +103,14 @@ test_truth_table()
 	rcheck "$n: exact count: 0 pages on ram (knob off)" \
 		check_occupancy $n 11 allocated eq 0 peak eq 0
 
-	n=pre-fixed-low64
-	row $n pre-fixed low64 "ram-bounce:$WB"
-	rcheck "$n: writeback with a reader under lowmem pressure runs" job_ok $n 1
+	n=pre-fixed-full24
+	row $n pre-fixed full24 "ram-bounce:$WB ram:$WB"
+	rcheck "$n: writeback with a reader under full pressure runs" job_ok $n 1
 	rcheck "$n: its dirty highmem pages bounced ($(occupancy $n 1 allocated) pages)" \
 		check_occupancy $n 1 allocated gt 0
-	rcheck "$n: the hog held, idle (<= 2 ticks)" hog_idle $n 1 2
-	rcheck "$n: lowhog frozen at its target before the job, highmem free" lowmem_frozen $n 1
+	rcheck "$n: the hogs held, idle (<= 2 ticks)" hog_idle $n 1 2
+	rcheck "$n: job 1 starts from the level's dose in both zones" dose_in_band $n 1
+	rcheck "$n: job 2 (after job 1's writeback) too" dose_in_band $n 2
 
 	n=pre-fixed-knobs-off
 	row $n pre-fixed none "usb-dma:$WV virtio:$WV ram:$WV usb-dma:$I512 virtio:$I512 ram:$IBUF"

@@ -29,11 +29,29 @@ def entry_cap(entry):
     return entry.split(":", 1)[1] if ":" in entry else None
 
 
+def _copy(label):
+    """(variant, copy number): "pre.2" -> ("pre", 2), "pre" -> ("pre", 1).
+    Only a numeric suffix is a copy number: "6.1/fixed" is a variant of
+    base 6.1."""
+    m = re.fullmatch(r"(.+)\.([0-9]+)", label)
+    return (m.group(1), int(m.group(2))) if m else (label, 1)
+
+
 def label_kernel(label):
-    """The variant a label boots: "pre.2" -> "pre". Only a numeric suffix
-    is a copy number: "6.1/fixed" is a variant of base 6.1."""
-    m = re.fullmatch(r"(.+)\.[0-9]+", label)
-    return m.group(1) if m else label
+    """The variant a label boots: "pre.2" -> "pre"."""
+    return _copy(label)[0]
+
+
+# A copy's seeds are its rep's plus this much a copy number.
+COPY_SEED_STEP = 1000
+
+
+def boot_seed(label, rep):
+    """A boot's seed: its rep, so that every kernel's boot of a rep starts
+    alike (its pairs block on the rep); a copy (pre.2) gets rep + 1000,
+    so that under an exact clock an A/A copy runs another trajectory, not
+    the same boot again."""
+    return int(rep) + COPY_SEED_STEP * (_copy(label)[1] - 1)
 
 
 def make_labels(variants):
@@ -78,7 +96,9 @@ def boot_jobs(p, lab, disks, pressure, rep):
     disk alike); then the probed twins on the bounce candidates, then, in
     the boots of a sweep_disks entry, the sweep jobs in the same turns,
     then the integrity jobs (their reps only) on every disk. A boot under
-    a pressure level runs only the pressure jobs, in the same turns."""
+    a pressure level runs only the pressure jobs, in the same turns, the
+    disks' order swapped in even reps: a job starts from what the job
+    before it left, so neither disk always goes first."""
     jobs, probes, integrity = p["jobs"], p["probe_jobs"], p["integrity_jobs"]
     sweep = p.get("sweep_jobs", []) if "+".join(disks) in {
         entry_disks(e) for e in p.get("sweep_disks", [])} else []
@@ -86,6 +106,8 @@ def boot_jobs(p, lab, disks, pressure, rep):
         integrity = []
     if pressure in p["pressure_levels"]:
         jobs, probes, integrity, sweep = p["pressure_jobs"], [], [], []
+        if rep % 2 == 0:
+            disks = disks[::-1]
     out = []
     for k, j in enumerate(jobs):
         out += [f"{d}:{j}.fio" for d in (disks[::-1] if k % 2 else disks)]
@@ -99,17 +121,18 @@ def boot_jobs(p, lab, disks, pressure, rep):
     return " ".join(out)
 
 
-def guest_run_args(p, lab, n, kernel, disk, pressure, rep, fail_boot=""):
+def guest_run_args(p, lab, n, label, disk, pressure, rep, fail_boot=""):
     """bench/guest-run's options for one planned boot (but -o). fail_boot:
     the test hook BL_COMPARE_FAIL_BOOT, a boot number made to panic."""
+    kernel = label_kernel(label)
     disks = disk.split("+")
     args = ["-v", kernel, "-j", boot_jobs(p, lab, disks, pressure, int(rep)),
             "-J", p["jobs_dir"], "-p", pressure, "-c", p["disk_clocks"][disks[0]],
             "-m", str(p["memhog_mb"]), "-l", str(p["lowfree_mb"]), "-t", str(p["timeout"]),
             "-W", str(p["disk_wait"]), "-I", str(p["mon_ms"]), "-T", str(p["job_timeout"]),
-            # the rep seeds the guest's start: the reps of an exact clock
-            # are an ensemble, and every kernel's boot of a rep alike
-            "-S", str(rep)]
+            # the seed moves the guest's start: the reps of an exact
+            # clock are an ensemble
+            "-S", str(boot_seed(label, rep))]
     if p["guest_sleep"]:
         args += ["-s", p["guest_sleep"]]
     kargs = p["kargs"]

@@ -272,6 +272,17 @@ class Sweep(unittest.TestCase):
         self.assertNotIn("s1", boots.boot_jobs(self.P, self.LAB, ["virtio"], "none", 1))
         self.assertEqual(boots.boot_jobs(self.P, self.LAB, ["ram-bounce", "ram"], "full24", 1),
                          "ram-bounce:pw.fio ram:pw.fio")
+        # even reps of a pressure boot swap the disks: neither always first
+        self.assertEqual(boots.boot_jobs(self.P, self.LAB, ["ram-bounce", "ram"], "full24", 2),
+                         "ram:pw.fio ram-bounce:pw.fio")
+
+    def test_seeds(self):
+        """A copy label's boots run other trajectories than its kernel's:
+        seeds differ by copy, every kernel's boot of a rep shares one."""
+        from planner import boots
+        self.assertEqual([boots.boot_seed(l, 3) for l in ("pre", "post", "pre.2", "pre.3",
+                                                          "6.1/fixed")],
+                         [3, 3, 1003, 2003, 3])
 
     def test_arguments(self):
         # --disks without the sweep's entry runs no sweep

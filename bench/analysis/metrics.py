@@ -140,12 +140,16 @@ _add("bounce_pool_kib", "KiB", LEVEL, "bounce pool reserve (standing lowmem)")
 _add("pgsteal", "pages", LEVEL, "pgsteal_kswapd + pgsteal_direct over the job")
 _add("hog_cpu_s", "s", LEVEL, "pressure hog CPU during the job (must be ~0)")
 # The dose a pressure job started from (guest/init's dose file): LowFree
-# when lowhog froze within its band, HighFree then, and the kernel's own
-# min watermarks of both zones.
+# and HighFree once both hogs froze, and the kernel's own min watermarks
+# of both zones.
 _add("dose_lowfree_kb", "kB", LEVEL, "dose: LowFree at the job's start (lowhog frozen)")
 _add("dose_highfree_kb", "kB", LEVEL, "dose: HighFree at the job's start")
 _add("dose_normal_min_kb", "kB", LEVEL, "dose: the Normal zone's min watermark")
 _add("dose_highmem_min_kb", "kB", LEVEL, "dose: the HighMem zone's min watermark")
+# How far the dose was off its target (tidy.dose_check): a job off its
+# band in either zone is excluded from the verdicts.
+_add("dose_highfree_off_kb", "kB", LEVEL, "dose: HighFree less its target")
+_add("dose_lowfree_off_kb", "kB", LEVEL, "dose: LowFree less its target")
 _add("oom_kills", "kills", LEVEL, "OOM kills during the job")
 
 # Pressure counters are totals over a job, so a slower job shows "more

@@ -103,19 +103,26 @@ PAGE_KB = 4
 
 
 def read_dose(path):
-    """A pressure job's dose file (guest/init record_dose): {"lowfree_kb",
-    "highfree_kb", "settled" (lowhog froze within its band; None without a
-    frozen line: no lowhog), and "<zone>_<min|low|high>_kb" of the Normal
-    and HighMem zones' watermarks} for what is there; None without the
-    file (no pressure, or a run from before it)."""
+    """A pressure job's dose file (guest/init record_dose) -> {"lowfree_kb",
+    "highfree_kb" (its "LowFree:"/"HighFree:" lines), "<zone>_<min|low|high>_kb"
+    (its "Normal|HighMem min|low|high PAGES" lines, in kB), "hogs": {HOG:
+    {"settled", "target_kb"}} of its "HOG frozen ... target=N kB ..." lines
+    (settled: no word "unsettled"; a line that starts "frozen" is lowhog's,
+    from before both zones were regulated), "target": {"lowfree_kb",
+    "highfree_kb", "band_kb"} of its "target KEY=N ..." line ({} before
+    it)} for what is there; None without the file."""
     text = read_text(path)
     if text is None:
         return None
-    out = {"settled": None}
+    out = {"hogs": {}, "target": {}}
     for line in text.splitlines():
         w = line.split()
-        if w and w[0] == "frozen":
-            out["settled"] = "unsettled" not in w
+        w = ["lowhog"] + w if w[:1] == ["frozen"] else w
+        kv = {k: int(v) for k, _, v in (x.partition("=") for x in w) if v.isdigit()}
+        if len(w) >= 2 and w[1] == "frozen":
+            out["hogs"][w[0]] = {"settled": "unsettled" not in w, "target_kb": kv.get("target")}
+        elif w[:1] == ["target"]:
+            out["target"] = kv
         elif len(w) >= 2 and w[0] in ("LowFree:", "HighFree:") and w[1].isdigit():
             out[f"{w[0][:-1].lower()}_kb"] = int(w[1])
         elif len(w) == 3 and w[0] in ("Normal", "HighMem") and w[2].isdigit():

@@ -37,7 +37,7 @@ FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
              "bounce_pages_taken", "bounce_alloc_us_per_page"]
 # What pressure does to a job, most telling first.
 PRESSURE_METRICS = ["write_bw", "read_iops", "read_lat_p99_us", "read_lat_p99.9_us",
-                    "pgsteal_per_mib_written", "psi_some_us_per_s",
+                    "pgsteal_per_mib_written", "psi_some_us_per_mib_written", "psi_some_us_per_s",
                     "allocstall_per_mib_written", "pgscan_per_mib_written",
                     "psi_full_us_per_s", "lowfree_min_kb", "cpu_s_per_gib",
                     "bounce_pages_peak", "bounce_alloc_max_us",

@@ -115,8 +115,9 @@ _add("integrity_checked_blocks", "blocks", LEVEL, "blocks checked for integrity"
 _add("integrity_bad_blocks", "blocks", LEVEL, "blocks that failed the integrity check")
 _add("allocstall", "stalls", LEVEL, "allocstall_* over the job")
 _add("pgscan", "pages", LEVEL, "pgscan_kswapd + pgscan_direct over the job")
-_add("psi_some_us", "µs", LEVEL, "PSI memory some total over the job")
-_add("psi_full_us", "µs", LEVEL, "PSI memory full total over the job")
+# PSI over fio's own window (labmon's samples): what the job itself stalled
+_add("psi_some_us", "µs", LEVEL, "PSI memory some total over the job (fio's window)")
+_add("psi_full_us", "µs", LEVEL, "PSI memory full total over the job (fio's window)")
 _add("bounce_pages_peak", "pages", LEVEL, "bounce pages in flight, peak (exact)")
 _add("bounce_pages_mean", "pages", LEVEL, "bounce pages in flight, time-weighted mean (exact)")
 _add("bounce_lowmem_peak_kib", "KiB", LEVEL, "lowmem held by bounce pages, peak (exact)")
@@ -160,11 +161,10 @@ PRESSURE_TOTALS = ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_u
 for _m in PRESSURE_TOTALS:
     _u, _l = METRICS[_m].unit, METRICS[_m].label
     _l = _l.replace(" over the job", "").replace(" total", "")
-    _add(f"{_m}_per_s", f"{_u}/s", LEVEL, f"{_l} per second of job time",
-         *(("primary",) if _m == "psi_some_us" else ()))
+    _add(f"{_m}_per_s", f"{_u}/s", LEVEL, f"{_l} per second of job time")
     _add(f"{_m}_per_gib", f"{_u}/GiB", LEVEL, f"{_l} per GiB moved")
     _add(f"{_m}_per_mib_written", f"{_u}/MiB", LEVEL, f"{_l} per MiB written",
-         *(("primary",) if _m == "pgsteal" else ()))
+         *(("primary",) if _m in ("pgsteal", "psi_some_us") else ()))
 TOTALS = frozenset(PRESSURE_TOTALS)
 
 # Primary metrics: per job one throughput, one latency tail, the CPU cost
@@ -176,9 +176,9 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 #
 # Writeback under pressure (pressure-writeback) has its own: the writer's
 # bandwidth, whether the steady reader beside it keeps up and its tail,
-# the pages reclaimed per MiB written and the share of time stalled on
-# memory. Its CPU per GiB is not one of them (the CPU never idles there,
-# so it says what the bandwidth says), nor is the sampled LowFree floor
+# the pages reclaimed and the time stalled on memory, per MiB written
+# (PSI over fio's own window). Its CPU per GiB is not one of them (the
+# CPU never idles there, so it says what the bandwidth says), nor is the sampled LowFree floor
 # (the dose sets it; the bounce pages' own footprint is counted exactly),
 # and allocation stalls and pages scanned stay exploratory: bursts whose
 # count spreads widely between trajectories of one kernel.
@@ -189,7 +189,7 @@ PRIMARY = [
     ("latency tail", r"writeback", "read_lat_p99_us"),
     ("latency tail", r"writeback", "read_clat_p99_us"),
     ("reclaim", r"writeback", "pgsteal_per_mib_written"),
-    ("memory stalls", r"writeback", "psi_some_us_per_s"),
+    ("memory stalls", r"writeback", "psi_some_us_per_mib_written"),
     ("throughput", r"seq|buffered", "{d}_bw"),
     ("throughput", None, "{d}_iops"),
     ("latency tail", None, "{d}_lat_p99_us"),

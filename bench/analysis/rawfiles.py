@@ -130,23 +130,6 @@ def read_dose(path):
     return out
 
 
-def read_psi(path):
-    """/proc/pressure/memory -> {"some_total": us, "full_total": us, ...}."""
-    text = read_text(path)
-    out = {}
-    for line in (text or "").splitlines():
-        parts = line.split()
-        if not parts or parts[0] not in ("some", "full"):
-            continue
-        for field in parts[1:]:
-            key, _, val = field.partition("=")
-            try:
-                out[f"{parts[0]}_{key}"] = float(val)
-            except ValueError:
-                pass
-    return out
-
-
 def read_bounces(path):
     """The job's bounces file: an int, "absent" (no tracepoint), or None."""
     text = read_text(path)

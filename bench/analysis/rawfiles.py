@@ -227,6 +227,12 @@ def read_uptime(path):
         return None
 
 
+def _rate_iops(job, glob, d):
+    vals = ((job.get("job options") or {}).get("rate_iops") or glob.get("rate_iops", "")).split(",")
+    v = vals[d == "write"] if len(vals) > 1 else vals[0]
+    return int(v) if v.isdigit() and int(v) > 0 else None
+
+
 def fio_directions(fio):
     """Per direction that moved data: summed throughput and latency stats.
 
@@ -235,8 +241,9 @@ def fio_directions(fio):
     they are kept only when a single entry moved data that way (a writer
     and a reader side by side keep both). Latency is fio's three: slat
     (submission), clat (completion) and lat (their sum, the whole I/O;
-    its percentiles only where the job sets lat_percentiles=1). Times stay
-    in ns.
+    its percentiles only where the job sets lat_percentiles=1), and the
+    IOPS offered (rate_iops, None where not every entry had one). Times
+    stay in ns.
     """
     jobs = (fio or {}).get("jobs") or []
     out = {}
@@ -263,6 +270,11 @@ def fio_directions(fio):
             if len(movers) == 1 and movers[0].get("N") and movers[0].get("percentile"):
                 pct = {float(k): float(v) for k, v in movers[0]["percentile"].items()}
             rec[f"{kind}_percentiles"] = pct
+        # the rate fio offered (rate_iops: "N" or "READ,WRITE"), where
+        # every entry that moved data this way was offered one
+        rates = [_rate_iops(j, fio.get("global options") or {}, d)
+                 for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
+        rec["rate_iops"] = sum(rates) if None not in rates else None
         rec["percentiles"] = rec.pop("clat_percentiles")
         rec.pop("slat_percentiles")
         out[d] = rec

@@ -2,6 +2,7 @@
 """tidy.py on the real fixture run: every value is checked against what the
 fixture files themselves say (read here with json/csv, not the parsers)."""
 import csv
+import json
 import os
 import re
 import shutil
@@ -219,6 +220,20 @@ class FixtureRun(unittest.TestCase):
                                    got["psi_some_us"] / 40, delta=1)
             H.write_text(p, "\n".join([lines[0]] + lines[20:]) + "\n")
             self.assertNotIn("psi_some_us", dict(tidy.job_metrics(job)[0]))
+
+    def test_reader_against_its_offered_rate(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            job = os.path.join(tmp, "job")
+            H.make_job(job, "ram")
+            self.assertNotIn("read_iops_offered_pct", dict(tidy.job_metrics(job)[0]))
+            fio = H.read_json(os.path.join(job, "fio.json"))
+            reader = [j for j in fio["jobs"] if j["jobname"] == "reader"][0]
+            reader["job options"]["rate_iops"] = "2000"
+            H.write_text(os.path.join(job, "fio.json"), json.dumps(fio))
+            got = dict(tidy.job_metrics(job)[0])
+            self.assertAlmostEqual(got["read_iops_offered_pct"],
+                                   100 * reader["read"]["iops"] / 2000)
+            self.assertNotIn("write_iops_offered_pct", got)
 
     def test_missing_vmstat_keys_drop_metric(self):
         with tempfile.TemporaryDirectory() as tmp:

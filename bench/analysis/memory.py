@@ -278,7 +278,9 @@ DECIDING_SET = "writeback"
 def undecided_rows(run, verdicts):
     """The primary rows of the pressure jobs on candidate disks, of the
     bounce variant against every other kernel, that are neither exact,
-    nor significant, nor "no difference" within DECIDED_MDE_PCT: [(metric,
+    nor decided by their relevance (stats.is_decided: relevant,
+    negligible, or no relevant difference), nor "no difference" within
+    DECIDED_MDE_PCT: [(metric,
     other label, what the row says)]."""
     pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
     bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
@@ -293,7 +295,7 @@ def undecided_rows(run, verdicts):
             continue
         exact = str(r.analysis).startswith("exact")
         mde = getattr(r, "mde_pct", np.nan)
-        if exact or S.is_significant(r.verdict) or (
+        if exact or S.is_decided(getattr(r, "relevance", "")) or (
                 str(r.verdict).startswith("no significant") and np.isfinite(mde)
                 and mde <= DECIDED_MDE_PCT):
             continue

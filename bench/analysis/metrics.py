@@ -9,6 +9,7 @@ disagree: their selections are selected(FLAG), not lists of their own.
 import re
 from typing import NamedTuple
 
+from lab.labconf import NO_PRESSURE
 from . import insnprof as X
 
 # kind: "throughput" (higher is faster), "latency" (lower is faster),
@@ -25,6 +26,10 @@ FLAGS = ("primary", "ratio", "plot", "headline")
 # The smallest effect of interest, % of |B/A - 1|, per kind (a metric may
 # set its own): a significant change below it is "negligible".
 MIN_EFFECT_PCT = {THROUGHPUT: 1.0, LATENCY: 1.0, COST: 1.0, LEVEL: 1.0}
+# Rows under a memory pressure level, and the reclaim counters: reclaim is
+# chaotic, each seed one trajectory; a 10 % change of writeback bandwidth
+# or of reclaim is what a user would notice.
+PRESSURE_MIN_EFFECT_PCT = 10.0
 
 
 class Metric(NamedTuple):
@@ -164,10 +169,13 @@ PRESSURE_TOTALS = ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_u
 for _m in PRESSURE_TOTALS:
     _u, _l = METRICS[_m].unit, METRICS[_m].label
     _l = _l.replace(" over the job", "").replace(" total", "")
-    _add(f"{_m}_per_s", f"{_u}/s", LEVEL, f"{_l} per second of job time")
-    _add(f"{_m}_per_gib", f"{_u}/GiB", LEVEL, f"{_l} per GiB moved")
+    _add(f"{_m}_per_s", f"{_u}/s", LEVEL, f"{_l} per second of job time",
+         min_effect=PRESSURE_MIN_EFFECT_PCT)
+    _add(f"{_m}_per_gib", f"{_u}/GiB", LEVEL, f"{_l} per GiB moved",
+         min_effect=PRESSURE_MIN_EFFECT_PCT)
     _add(f"{_m}_per_mib_written", f"{_u}/MiB", LEVEL, f"{_l} per MiB written",
-         *(("primary",) if _m in ("pgsteal", "psi_some_us") else ()))
+         *(("primary",) if _m in ("pgsteal", "psi_some_us") else ()),
+         min_effect=PRESSURE_MIN_EFFECT_PCT)
 TOTALS = frozenset(PRESSURE_TOTALS)
 
 # Primary metrics: per job one throughput, one latency tail, the CPU cost
@@ -211,13 +219,16 @@ def selected(flag):
     return tuple(k for k, m in METRICS.items() if flag in m.flags)
 
 
-def min_effect(metric, overrides=None):
+def min_effect(metric, overrides=None, pressure=None):
     """The smallest effect of interest of a metric in % (overrides:
-    {metric or "*": pct}, from bench/analyze --min-effect)."""
+    {metric or "*": pct}, from bench/analyze --min-effect), in a row
+    under pressure (a level other than none) PRESSURE_MIN_EFFECT_PCT."""
     overrides = overrides or {}
     for key in (metric, "*"):
         if key in overrides:
             return float(overrides[key])
+    if pressure not in (None, "", NO_PRESSURE):
+        return PRESSURE_MIN_EFFECT_PCT
     return METRICS[metric].min_effect_pct if metric in METRICS else MIN_EFFECT_PCT[LEVEL]
 
 # fio's percentile keys (clat and lat), as fio 3.33 writes them in its JSON.

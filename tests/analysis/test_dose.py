@@ -121,14 +121,46 @@ class DoseTest(unittest.TestCase):
         rows, _, _ = tidy.job_metrics(self.job(None))
         self.assertFalse([m for m, _ in rows if m.startswith("dose_")])
 
-    def run_with(self, dose):
+    def run_with(self, dose, rate=None):
+        """The pressure fixture run, each job with dose (a text, or
+        {variant: text}) and its reader offered rate IOPS."""
         import glob
-        run = os.path.join(self.tmp.name, "run")
-        shutil.copytree(os.path.join(H.HERE, "fixtures", "pressure-run"), run)
+        import json
+        run = tempfile.mkdtemp(dir=self.tmp.name)
+        shutil.copytree(os.path.join(H.HERE, "fixtures", "pressure-run"), run, dirs_exist_ok=True)
         for d in glob.glob(os.path.join(run, "boots", "*", "guest", "jobs", "*")):
+            variant = d.split(os.sep)[-4].split("-", 1)[1].rsplit("-ram-bounce", 1)[0]
             with open(os.path.join(d, "dose"), "w") as f:
-                f.write(dose)
+                f.write(dose[variant] if isinstance(dose, dict) else dose)
+            if rate:
+                fio = H.read_json(os.path.join(d, "fio.json"))
+                for j in fio["jobs"]:
+                    if j["jobname"] == "reader":
+                        j["job options"]["rate_iops"] = str(rate)
+                H.write_text(os.path.join(d, "fio.json"), json.dumps(fio))
         return tidy.load_run(run)
+
+    def test_memory_section_says_the_dose_and_the_reader(self):
+        from analysis import md, memory
+        off = NEW.replace("HighFree:          19500", "HighFree:          18000")
+        r = self.run_with({"pre": NEW, "pre-fixed": NEW, "post": off}, rate=1500)
+        text = "\n".join(memory.dose_lines(r))
+        self.assertIn("| variant | jobs | excluded | HighFree − target | LowFree − target | reader |",
+                      text)
+        # pre-fixed's reader made 1578 IO/s, pre's fewer
+        self.assertIn("| pre-fixed | 1 | 0 | 60 (60 to 60) | -176 (-176 to -176) | "
+                      "ram-bounce kept up |", text)
+        iops = r.tidy[(r.tidy["variant"] == "pre") & (r.tidy["metric"] == "read_iops")]["value"]
+        short = 100 - 100 * float(iops.iloc[0]) / 1500
+        self.assertGreater(short, 1)
+        self.assertIn(f"| pre | 1 | 0 | 60 (60 to 60) | -176 (-176 to -176) | "
+                      f"ram-bounce fell behind by {md.fmt(short, 2)}% |", text)
+        # post's job excluded: its dose said, its reader not measured
+        self.assertIn("| post | 1 | 1 | -1440 (-1440 to -1440) | -176 (-176 to -176) | "
+                      "no rate offered |", text)
+        self.assertIn("**1 of 3 jobs were off their band", text)
+        within = "\n".join(memory.dose_lines(self.run_with(NEW)))
+        self.assertIn("Every job's dose was within ±512 kB of its targets in both zones.", within)
 
     def test_a_job_within_band_is_measured(self):
         r = self.run_with(NEW)

@@ -10,6 +10,9 @@ Three measures, each from the run's own boots:
              the start of each boot, the removed kernel against the
              baseline, beside the baseline against the bounce kernel
              (the same pool: an A/A bound on what the boot itself moves)
+  dose       per pressure level and kernel: how far its jobs' doses were
+             off the level's targets, how many were excluded for it, and
+             whether the reader kept up with its offered rate
   pressure   per pressure level (lab.conf "pressure", the pressure boots
              of bench/matrix): the bounce kernel against the others, with
              the verdicts of verdict.csv and the control disk beside it
@@ -36,12 +39,12 @@ from . import tidy as T
 FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
              "bounce_pages_taken", "bounce_alloc_us_per_page"]
 # What pressure does to a job, most telling first.
-PRESSURE_METRICS = ["write_bw", "read_iops", "read_lat_p99_us", "read_lat_p99.9_us",
-                    "pgsteal_per_mib_written", "psi_some_us_per_s",
+# (The reader's IOPS and the dose: dose_lines.)
+PRESSURE_METRICS = ["write_bw", "read_lat_mean_us", "read_lat_p99_us", "read_lat_p99.9_us",
+                    "pgsteal_per_mib_written", "psi_some_us_per_mib_written", "psi_some_us_per_s",
                     "allocstall_per_mib_written", "pgscan_per_mib_written",
                     "psi_full_us_per_s", "lowfree_min_kb", "cpu_s_per_gib",
-                    "bounce_pages_peak", "bounce_alloc_max_us",
-                    "bounce_reserve_used_pages", "dose_lowfree_kb", "dose_highfree_kb"]
+                    "bounce_pages_peak", "bounce_alloc_max_us", "bounce_reserve_used_pages"]
 # The dose-response figure's panels: (metric, axis label, scale).
 DOSE_PANELS = [("write_bw", "writeback MB/s (incl. fsync)", 1e-6),
                ("read_lat_p99.9_us", "reader p99.9 latency, ms", 1e-3),
@@ -186,6 +189,55 @@ def standing_lines(run):
     return out
 
 
+def _kept_up(t):
+    """"kept up" or "fell behind by X%" of the reader (median of its jobs'
+    IOPS against the rate offered), per disk; "" where none was offered.
+    Short by less than read IOPS's smallest effect of interest is kept up."""
+    out = []
+    for disk, x in t[t["metric"] == "read_iops_offered_pct"].groupby("disk", sort=False):
+        short = 100 - float(x["value"].median())
+        out.append(f"{disk} " + ("kept up" if short < M.min_effect("read_iops")
+                                 else f"fell behind by {md.fmt(short, 2)}%"))
+    return "; ".join(out)
+
+
+def dose_lines(run):
+    """Per pressure level and variant: the dose its jobs got (HighFree and
+    LowFree less their targets, kB: median and range; "not held" where no
+    hog held the zone), how many jobs were excluded for it, and whether
+    the reader kept up with its offered rate; then whether every job was
+    within band."""
+    t, j = run.tidy, run.jobs
+    if t.empty or j.empty or "dose_off" not in j:
+        return []
+    band = int(L.default(run.lab, "dose_band_kb", T.DOSE_BAND_KB))
+    out = []
+    for p in [x for x in levels(run) if x != L.NO_PRESSURE]:
+        dosed = j[(j["pressure"] == p) & j["dose_off"].notna()]
+        rows = []
+        for v in dict.fromkeys(dosed["variant"]):
+            jv, tv = dosed[dosed["variant"] == v], t[(t["pressure"] == p) & (t["variant"] == v)]
+            cells = [str(len(jv)), str(int((jv["state"] == "excluded").sum()))]
+            for zone in ("highfree", "lowfree"):
+                x = tv[tv["metric"] == f"dose_{zone}_off_kb"]["value"]
+                cells.append(f"{md.fmt(x.median(), 4)} ({md.fmt(x.min(), 4)} to "
+                             f"{md.fmt(x.max(), 4)})" if len(x) else "not held")
+            rows.append(f"| {v} | " + " | ".join(cells + [_kept_up(tv) or "no rate offered"]) + " |")
+        if not rows:
+            continue
+        off = int((dosed["state"] == "excluded").sum())
+        out += [f"Dose under **{p}** (each job's HighFree and LowFree less its target, kB: "
+                f"median (range); the band ±{band} kB) and the reader against its offered rate:",
+                "", "| variant | jobs | excluded | HighFree − target | LowFree − target | reader |",
+                "|---|---|---|---|---|---|"] + rows + [""]
+        out.append(f"Every job's dose was within ±{band} kB of its targets in both zones." if not off
+                   else f"**{off} of {len(dosed)} jobs were off their band or a hog did not settle**: "
+                   "excluded from the verdicts, each listed with its reason under "
+                   "\"Failed boots, skipped and failed jobs\".")
+        out.append("")
+    return out
+
+
 def pressure_lines(run, verdicts):
     """Per pressure level: bounce/baseline and bounce/removed on every
     pressure metric, candidate disk and control side by side."""
@@ -278,7 +330,9 @@ DECIDING_SET = "writeback"
 def undecided_rows(run, verdicts):
     """The primary rows of the pressure jobs on candidate disks, of the
     bounce variant against every other kernel, that are neither exact,
-    nor significant, nor "no difference" within DECIDED_MDE_PCT: [(metric,
+    nor decided by their relevance (stats.is_decided: relevant,
+    negligible, or no relevant difference), nor "no difference" within
+    DECIDED_MDE_PCT: [(metric,
     other label, what the row says)]."""
     pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
     bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
@@ -293,7 +347,7 @@ def undecided_rows(run, verdicts):
             continue
         exact = str(r.analysis).startswith("exact")
         mde = getattr(r, "mde_pct", np.nan)
-        if exact or S.is_significant(r.verdict) or (
+        if exact or S.is_decided(getattr(r, "relevance", "")) or (
                 str(r.verdict).startswith("no significant") and np.isfinite(mde)
                 and mde <= DECIDED_MDE_PCT):
             continue
@@ -417,7 +471,7 @@ def section(run, verdicts, figures=None, run_dir=None):
     stand = standing_lines(run)
     if stand:
         out += stand + [""]
-    out += pressure_lines(run, verdicts)
+    out += dose_lines(run) + pressure_lines(run, verdicts)
     for f in [f for f in figures or [] if f["kind"] in ("dose-response", "pressure-timeline")]:
         rel = os.path.relpath(f["png"], run_dir) if run_dir else f["png"]
         out.append(f"![{f['caption']}]({rel})")

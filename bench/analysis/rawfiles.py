@@ -103,40 +103,30 @@ PAGE_KB = 4
 
 
 def read_dose(path):
-    """A pressure job's dose file (guest/init record_dose): {"lowfree_kb",
-    "highfree_kb", "settled" (lowhog froze within its band; None without a
-    frozen line: no lowhog), and "<zone>_<min|low|high>_kb" of the Normal
-    and HighMem zones' watermarks} for what is there; None without the
-    file (no pressure, or a run from before it)."""
+    """A pressure job's dose file (guest/init record_dose) -> {"lowfree_kb",
+    "highfree_kb" (its "LowFree:"/"HighFree:" lines), "<zone>_<min|low|high>_kb"
+    (its "Normal|HighMem min|low|high PAGES" lines, in kB), "hogs": {HOG:
+    {"settled", "target_kb"}} of its "HOG frozen ... target=N kB ..." lines
+    (settled: no word "unsettled"; a line that starts "frozen" is lowhog's,
+    from before both zones were regulated), "target": {"lowfree_kb",
+    "highfree_kb", "band_kb"} of its "target KEY=N ..." line ({} before
+    it)} for what is there; None without the file."""
     text = read_text(path)
     if text is None:
         return None
-    out = {"settled": None}
+    out = {"hogs": {}, "target": {}}
     for line in text.splitlines():
         w = line.split()
-        if w and w[0] == "frozen":
-            out["settled"] = "unsettled" not in w
+        w = ["lowhog"] + w if w[:1] == ["frozen"] else w
+        kv = {k: int(v) for k, _, v in (x.partition("=") for x in w) if v.isdigit()}
+        if len(w) >= 2 and w[1] == "frozen":
+            out["hogs"][w[0]] = {"settled": "unsettled" not in w, "target_kb": kv.get("target")}
+        elif w[:1] == ["target"]:
+            out["target"] = kv
         elif len(w) >= 2 and w[0] in ("LowFree:", "HighFree:") and w[1].isdigit():
             out[f"{w[0][:-1].lower()}_kb"] = int(w[1])
         elif len(w) == 3 and w[0] in ("Normal", "HighMem") and w[2].isdigit():
             out[f"{w[0].lower()}_{w[1]}_kb"] = int(w[2]) * PAGE_KB
-    return out
-
-
-def read_psi(path):
-    """/proc/pressure/memory -> {"some_total": us, "full_total": us, ...}."""
-    text = read_text(path)
-    out = {}
-    for line in (text or "").splitlines():
-        parts = line.split()
-        if not parts or parts[0] not in ("some", "full"):
-            continue
-        for field in parts[1:]:
-            key, _, val = field.partition("=")
-            try:
-                out[f"{parts[0]}_{key}"] = float(val)
-            except ValueError:
-                pass
     return out
 
 
@@ -237,6 +227,12 @@ def read_uptime(path):
         return None
 
 
+def _rate_iops(job, glob, d):
+    vals = ((job.get("job options") or {}).get("rate_iops") or glob.get("rate_iops", "")).split(",")
+    v = vals[d == "write"] if len(vals) > 1 else vals[0]
+    return int(v) if v.isdigit() and int(v) > 0 else None
+
+
 def fio_directions(fio):
     """Per direction that moved data: summed throughput and latency stats.
 
@@ -245,8 +241,9 @@ def fio_directions(fio):
     they are kept only when a single entry moved data that way (a writer
     and a reader side by side keep both). Latency is fio's three: slat
     (submission), clat (completion) and lat (their sum, the whole I/O;
-    its percentiles only where the job sets lat_percentiles=1). Times stay
-    in ns.
+    its percentiles only where the job sets lat_percentiles=1), and the
+    IOPS offered (rate_iops, None where not every entry had one). Times
+    stay in ns.
     """
     jobs = (fio or {}).get("jobs") or []
     out = {}
@@ -273,6 +270,11 @@ def fio_directions(fio):
             if len(movers) == 1 and movers[0].get("N") and movers[0].get("percentile"):
                 pct = {float(k): float(v) for k, v in movers[0]["percentile"].items()}
             rec[f"{kind}_percentiles"] = pct
+        # the rate fio offered (rate_iops: "N" or "READ,WRITE"), where
+        # every entry that moved data this way was offered one
+        rates = [_rate_iops(j, fio.get("global options") or {}, d)
+                 for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
+        rec["rate_iops"] = sum(rates) if None not in rates else None
         rec["percentiles"] = rec.pop("clat_percentiles")
         rec.pop("slat_percentiles")
         out[d] = rec

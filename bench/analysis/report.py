@@ -166,13 +166,14 @@ def relevance_counts(verdicts, run=None):
     not controls, by relevance class (the first screen counts only
     "relevant")."""
     if verdicts.empty:
-        return dict(tested=0, relevant=0, negligible=0, nodiff=0, few=0)
+        return dict(tested=0, relevant=0, negligible=0, equivalent=0, nodiff=0, few=0)
     verdicts = _about_the_question(verdicts, run)
     v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool)]
     rel = v["relevance"].fillna("")
     return dict(tested=int((decided(v) & ~v["verdict"].map(S.is_too_few)).sum()),
                 relevant=int((rel == S.RELEVANT).sum()),
                 negligible=int((rel == S.NEGLIGIBLE).sum()),
+                equivalent=int(rel.str.startswith(S.EQUIVALENT).sum()),
                 nodiff=int((rel.str.startswith(S.NO_DIFFERENCE) | (rel == S.NOT_ADJUSTED)).sum()),
                 few=int((rel == S.TOO_FEW_REPS).sum()))
 
@@ -182,7 +183,8 @@ def counts_line(verdicts, run=None):
     return (f"Primary verdicts: **{k['relevant']} relevant** of {k['tested']} tested primary rows "
             "of the performance jobs "
             f"({k['negligible']} negligible: significant but below the smallest effect of "
-            f"interest; {k['nodiff']} no difference; {k['few']} with too few repetitions; "
+            f"interest; {k['equivalent']} no relevant difference: the CI within it; "
+            f"{k['nodiff']} no difference; {k['few']} with too few repetitions; "
             "controls excluded).")
 
 

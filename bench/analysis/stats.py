@@ -681,6 +681,9 @@ def adjust(df):
 
 RELEVANT, NEGLIGIBLE = "relevant", "negligible"
 NO_DIFFERENCE, TOO_FEW_REPS = "no difference", "too few repetitions"
+# No significant difference and a CI within ±the smallest effect of
+# interest: whatever the change is, it is smaller than one that matters.
+EQUIVALENT = "no relevant difference"
 # A row whose own CI excludes 1 but whose adjusted p is above ALPHA: a
 # difference this row alone would call, that the run's number of rows does
 # not let through. Neither "no difference" nor "below the noise".
@@ -705,6 +708,21 @@ def _no_difference(row):
     return f"{NO_DIFFERENCE}, could detect " + (f"±{x:.2g}%" if x >= 0.01 else "±<0.01%")
 
 
+def _equivalent(row):
+    """EQUIVALENT "(CI within ±X%)" where the row's CI lies within ±its
+    smallest effect of interest X, else None."""
+    lo, hi, x = row.get("ci_low", np.nan), row.get("ci_high", np.nan), row["min_effect_pct"]
+    if np.isfinite(lo) and np.isfinite(hi) and 1 - x / 100 <= lo and hi <= 1 + x / 100:
+        return f"{EQUIVALENT} (CI within ±{x:g}%)"
+    return None
+
+
+def is_decided(label):
+    """Whether a relevance label decides its row: a change that matters,
+    one that does not, or none that could."""
+    return label in (RELEVANT, NEGLIGIBLE) or str(label).startswith(EQUIVALENT)
+
+
 def effect_pct(ratio):
     """|B/A - 1| in %: the size compared with the smallest effect of
     interest (inf when the ratio is unknown, so it is never hidden)."""
@@ -715,17 +733,22 @@ def effect_pct(ratio):
 def relevance(df, min_effect=None):
     """df with RELEVANCE_COLUMNS: "relevant" (significant and at least the
     metric's smallest effect of interest, metrics.min_effect), "negligible"
-    (significant, below it), "no difference, could detect ±X%", "too few
-    repetitions", or "" (no data, bounce path not exercised). Applied after
-    adjust(), to whatever verdict a row has: the statistics stay as they
-    are, this only says whether a verdict matters."""
+    (significant, below it), "no relevant difference (CI within ±X%)" (not
+    significant, its CI within ±that effect: an equivalence), "no
+    difference, could detect ±X%", "too few repetitions", or "" (no data,
+    bounce path not exercised). Applied after adjust(), to whatever
+    verdict a row has: the statistics stay as they are, this only says
+    whether a verdict matters."""
     df = df.copy()
-    df["min_effect_pct"] = [M.min_effect(m, min_effect) for m in df["metric"]]
+    levels = df["pressure"] if "pressure" in df else [None] * len(df)
+    df["min_effect_pct"] = [M.min_effect(m, min_effect, p) for m, p in zip(df["metric"], levels)]
     out = []
     for r in df.to_dict("records"):
         v = r["verdict"]
         if is_significant(v):
             out.append(RELEVANT if effect_pct(r["ratio"]) >= r["min_effect_pct"] else NEGLIGIBLE)
+        elif v == NO_DIFF and _equivalent(r):
+            out.append(_equivalent(r))
         elif v == NO_DIFF and ci_excludes_1(r):
             out.append(NOT_ADJUSTED)
         elif v == NO_DIFF:

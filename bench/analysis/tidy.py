@@ -5,8 +5,8 @@
   jobs         one row per job folder, measured or not, with its state and
                whether bounces could be counted on its kernel
   percentiles  fio clat percentile curves (for the latency plots)
-  excluded     failed boots, skipped and failed jobs: listed, never dropped
-               silently
+  excluded     failed boots, skipped and failed jobs, and jobs whose dose
+               was off its band: listed, never dropped silently
 
 A metric the kernel does not expose gets no row at all, never a 0.
 
@@ -37,6 +37,9 @@ MIB = 1 << 20
 # a pressure job's dose file (rawfiles.read_dose) -> its metrics
 DOSE_METRICS = {"lowfree_kb": "dose_lowfree_kb", "highfree_kb": "dose_highfree_kb",
                 "normal_min_kb": "dose_normal_min_kb", "highmem_min_kb": "dose_highmem_min_kb"}
+# How far a dose may be off its target in either zone, where the run's
+# lab.conf has no dose_band_kb (a run from before it).
+DOSE_BAND_KB = 512
 
 TIDY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot",
                 "metric", "value", "unit"]
@@ -109,7 +112,42 @@ def _job_name(jobdir_name, what):
     return parts[0], job
 
 
-def job_metrics(jdir, boot=None, rel=None):
+def dose_check(dose, lab, level):
+    """({zone: kB its dose is off its target} of "highfree"/"lowfree", and
+    why the job is off band, "" when it is not) of a dose
+    (rawfiles.read_dose) under lab's pressure level. A zone is checked
+    where its hog held it (lowhog: LowFree; memhog: HighFree, or a "full"
+    level in a dose file from before the target line), against the
+    target line, else the level's: LowFree its MiB (lowhog's own target
+    for a level of "-"), HighFree the HighMem high watermark plus
+    highfree_target_mb."""
+    lvl = ((lab or {}).get("pressure") or {}).get(level, {})
+    hogs, tgt = dose["hogs"], dict(dose["target"])
+    if "lowhog" not in hogs:
+        tgt.pop("lowfree_kb", None)
+    elif "lowfree_kb" not in tgt:
+        mib = lvl.get("mib", "")
+        tgt["lowfree_kb"] = int(mib) * 1024 if mib.isdigit() else hogs["lowhog"]["target_kb"]
+    hf_mb = str(L.default(lab, "highfree_target_mb", ""))
+    if "memhog" not in hogs and (dose["target"] or lvl.get("kind") != "full"):
+        tgt.pop("highfree_kb", None)
+    elif "highfree_kb" not in tgt and hf_mb.isdigit() and "highmem_high_kb" in dose:
+        tgt["highfree_kb"] = dose["highmem_high_kb"] + int(hf_mb) * 1024
+    band = int(L.default(lab, "dose_band_kb", DOSE_BAND_KB))
+    off = {}
+    why = [f"{h} unsettled (did not reach its band)" for h, x in hogs.items() if not x["settled"]]
+    for zone, name in (("highfree", "HighFree"), ("lowfree", "LowFree")):
+        t, v = tgt.get(f"{zone}_kb"), dose.get(f"{zone}_kb")
+        if t is None or v is None:
+            continue
+        off[zone] = v - t
+        if abs(v - t) > band:
+            why.append(f"{name} {v:,} kB, {abs(v - t):,} kB {'under' if v < t else 'over'} "
+                       f"its target {t:,} kB (band ±{band:,} kB)")
+    return off, ("dose off band: " + "; ".join(why) if why else "")
+
+
+def job_metrics(jdir, boot=None, rel=None, pressure=None):
     """Metrics of one measured job folder: fio's, then every monitor
     reader's (monitors/), in the readers' order.
 
@@ -118,7 +156,8 @@ def job_metrics(jdir, boot=None, rel=None):
     its "warnings", curves is [(direction, percentile, clat_us)].
     boot is the monitors.Boot it ran in (default: the boot folder the job
     folder is in, read without the run's lab.conf, so without what only
-    an exact clock measures); rel names the job in warnings.
+    an exact clock measures); rel names the job in warnings; pressure
+    the level it ran under (info "dose_off": why its dose is off band).
     """
     job = MON.Job(jdir, boot, rel)
     rows, curves = [], []
@@ -127,6 +166,8 @@ def job_metrics(jdir, boot=None, rel=None):
     for d, rec in job.directions.items():
         rows.append((f"{d}_iops", rec["iops"]))
         rows.append((f"{d}_bw", rec["bw_bytes"]))
+        if rec["rate_iops"]:
+            rows.append((f"{d}_iops_offered_pct", 100 * rec["iops"] / rec["rate_iops"]))
         for kind in ("slat", "clat", "lat"):
             if rec[f"{kind}_mean_ns"] is not None:
                 rows.append((f"{d}_{kind}_mean_us", rec[f"{kind}_mean_ns"] / 1000.0))
@@ -160,13 +201,11 @@ def job_metrics(jdir, boot=None, rel=None):
         rows.append(("hog_cpu_s", (int(hog[1]) - int(hog[0])) / USER_HZ))
     # the dose the job started from (pressure boots): what the level's
     # name promised, as the kernel had it
-    dose = R.read_dose(os.path.join(jdir, "dose")) or {}
-    for key, metric in DOSE_METRICS.items():
-        if key in dose:
-            rows.append((metric, dose[key]))
-    if dose.get("settled") is False:
-        job.warn("lowhog froze outside its band (\"unsettled\"): this job's "
-                 "dose is off its target")
+    dose = R.read_dose(os.path.join(jdir, "dose"))
+    if dose:
+        rows += [(metric, dose[key]) for key, metric in DOSE_METRICS.items() if key in dose]
+        off, info["dose_off"] = dose_check(dose, job.boot.lab, pressure)
+        rows += [(f"dose_{zone}_off_kb", kb) for zone, kb in off.items()]
     kills = R.read_text(os.path.join(jdir, "oom-kills"))
     if kills is not None:
         rows.append(("oom_kills", len(kills.splitlines())))
@@ -373,10 +412,18 @@ def load_run(path):
                                      reason=reason, dir=rel, **key))
                 jobs.append(jrow)
                 continue
-            rows, info, curve = job_metrics(jdir, boot, rel)
+            rows, info, curve = job_metrics(jdir, boot, rel, b.pressure)
             warnings += info.pop("warnings")
             jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
             jobs.append(jrow)
+            # a job that started from another dose than its level's is no
+            # measure of that level: listed, and only its dose (its input,
+            # not a result) kept
+            if info.get("dose_off"):
+                jrow.update(state="excluded", reason=info["dose_off"])
+                excluded.append(dict(kind="excluded job", disk=disk, job=job,
+                                     reason=info["dose_off"], dir=rel, **key))
+                rows, curve = [(m, v) for m, v in rows if m.startswith("dose_")], []
             base = dict(disk=disk, job=job, **key)
             tidy += [dict(metric=m, value=float(v), unit=M.unit(m), **base)
                      for m, v in rows]
@@ -455,14 +502,13 @@ def resolve(run, lab):
     else:
         perf = run.tidy["job"]
     run.performance_jobs = frozenset(perf)
-    v = lab.get("default", {}).get("determinism_bound_pct", {}).get("value")
-    run.bound_pct = float(v) if v not in (None, "") else D.DEFAULT_BOUND_PCT
+    run.bound_pct = float(L.default(lab, "determinism_bound_pct", D.DEFAULT_BOUND_PCT))
     run.guest_bounds = meta["guest_bounds"]
     return run
 
 
 def exclusions(run):
-    """Failed boots, skipped jobs and failed jobs, one row each."""
+    """Failed boots, skipped, failed and excluded jobs, one row each."""
     return run.excluded.copy()
 
 

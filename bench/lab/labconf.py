@@ -41,6 +41,13 @@ def load(run_path=None):
         return parse(f.read())
 
 
+def default(lab, key, fallback=None):
+    """A "default KEY VALUE" of lab, fallback where it has none (a run's
+    copy from before the key)."""
+    v = (lab or {}).get("default", {}).get(key, {}).get("value", "")
+    return v if v != "" else fallback
+
+
 def disk_role(lab, disk):
     return lab["disk"].get(disk, {}).get("role", "")
 

@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """The dose a pressure job started from (guest/init's dose file,
 rawfiles.read_dose): read into metrics beside the job's results, its
-watermarks in kB, and a freeze outside lowhog's band warned about,
-never taken for the target."""
+watermarks in kB, its offsets from the level's targets (tidy.dose_check),
+and a job off its band in either zone, or a hog that did not settle,
+excluded from the verdicts and listed, never taken for the level."""
 import os
 import shutil
 import tempfile
 import unittest
 
 import helpers as H
-from analysis import rawfiles as R, tidy
+from analysis import rawfiles as R, stats, tidy
+from lab import labconf as L
 
 JOB = os.path.join(H.HERE, "fixtures", "pressure-run", "boots",
                    "011-pre-fixed-ram-bounce+ram-full24-r1", "guest", "jobs",
@@ -24,6 +26,21 @@ HighMem min 128
 HighMem low 446
 HighMem high 764
 """
+# A dose file once both zones are regulated: within the band of 512 kB
+NEW = """lowhog frozen LowFree=24400 kB target=24576 kB HighFree=19000 kB children=280 pte_pages=5000
+memhog frozen HighFree=19500 kB target=19440 kB held=1050000 kB
+target lowfree_kb=24576 highfree_kb=19440 band_kb=512
+LowFree:           24400 kB
+HighFree:          19500 kB
+Normal min 1234
+Normal low 1500
+Normal high 1800
+HighMem min 128
+HighMem low 500
+HighMem high 860
+"""
+LAB = L.parse("pressure full24 full 24 x\npressure low24 lowmem 24 x\n"
+              "default highfree_target_mb 16\n")
 
 
 class DoseTest(unittest.TestCase):
@@ -41,16 +58,53 @@ class DoseTest(unittest.TestCase):
                 f.write(dose)
         return d
 
-    def test_read(self):
+    def read(self, text):
         p = os.path.join(self.tmp.name, "dose")
         with open(p, "w") as f:
-            f.write(DOSE)
-        d = R.read_dose(p)
+            f.write(text)
+        return R.read_dose(p)
+
+    def test_read_old(self):
+        d = self.read(DOSE)
         self.assertEqual(d["lowfree_kb"], 24392)
         self.assertEqual(d["highfree_kb"], 10020)
-        self.assertIs(d["settled"], True)
+        # a "frozen" line without its hog's name is lowhog's
+        self.assertEqual(d["hogs"], {"lowhog": {"settled": True, "target_kb": 24576}})
+        self.assertEqual(d["target"], {})
         self.assertEqual((d["normal_min_kb"], d["highmem_high_kb"]), (935 * 4, 764 * 4))
         self.assertIsNone(R.read_dose(os.path.join(self.tmp.name, "none")))
+
+    def test_read_both_zones(self):
+        d = self.read(NEW.replace(" held=", " unsettled held="))
+        self.assertEqual(d["hogs"]["lowhog"], {"settled": True, "target_kb": 24576})
+        self.assertEqual(d["hogs"]["memhog"], {"settled": False, "target_kb": 19440})
+        self.assertEqual(d["target"], {"lowfree_kb": 24576, "highfree_kb": 19440, "band_kb": 512})
+        self.assertEqual((d["lowfree_kb"], d["highfree_kb"]), (24400, 19500))
+
+    def test_check_against_the_target_line(self):
+        off, why = tidy.dose_check(self.read(NEW), LAB, "full24")
+        self.assertEqual(off, {"highfree": 60, "lowfree": -176})
+        self.assertEqual(why, "")
+        off, why = tidy.dose_check(self.read(NEW.replace("HighFree:          19500",
+                                                         "HighFree:          20500")), LAB, "full24")
+        self.assertEqual(why, "dose off band: HighFree 20,500 kB, 1,060 kB over its target "
+                         "19,440 kB (band ±512 kB)")
+        _, why = tidy.dose_check(self.read(NEW.replace(" held=", " unsettled held=")), LAB, "full24")
+        self.assertEqual(why, "dose off band: memhog unsettled (did not reach its band)")
+
+    def test_check_derives_an_old_files_targets_from_the_level(self):
+        # no target line: LowFree the level's 24 MiB, HighFree the HighMem
+        # high watermark (764 pages) plus highfree_target_mb
+        off, why = tidy.dose_check(self.read(DOSE), LAB, "full24")
+        self.assertEqual(off, {"highfree": 10020 - (764 * 4 + 16 * 1024), "lowfree": 24392 - 24576})
+        self.assertEqual(why, "dose off band: HighFree 10,020 kB, 9,420 kB under its target "
+                         "19,440 kB (band ±512 kB)")
+        # a lowmem level: memhog did not run, HighFree is no part of it
+        self.assertEqual(tidy.dose_check(self.read(DOSE), LAB, "low24"), ({"lowfree": -184}, ""))
+        # the band is the run's lab.conf's where it has one
+        wide = L.parse("pressure full24 full 24 x\ndefault highfree_target_mb 16\n"
+                       "default dose_band_kb 10000\n")
+        self.assertEqual(tidy.dose_check(self.read(DOSE), wide, "full24")[1], "")
 
     def test_metrics_beside_the_job(self):
         rows, info, _ = tidy.job_metrics(self.job(DOSE))
@@ -67,23 +121,70 @@ class DoseTest(unittest.TestCase):
         rows, _, _ = tidy.job_metrics(self.job(None))
         self.assertFalse([m for m, _ in rows if m.startswith("dose_")])
 
-    def test_a_run_with_doses_loads(self):
-        # the job's state is read apart from its metrics: a dose file must
-        # not break it (a run of pressure boots)
+    def run_with(self, dose, rate=None):
+        """The pressure fixture run, each job with dose (a text, or
+        {variant: text}) and its reader offered rate IOPS."""
         import glob
-        run = os.path.join(self.tmp.name, "run")
-        shutil.copytree(os.path.join(H.HERE, "fixtures", "pressure-run"), run)
+        import json
+        run = tempfile.mkdtemp(dir=self.tmp.name)
+        shutil.copytree(os.path.join(H.HERE, "fixtures", "pressure-run"), run, dirs_exist_ok=True)
         for d in glob.glob(os.path.join(run, "boots", "*", "guest", "jobs", "*")):
+            variant = d.split(os.sep)[-4].split("-", 1)[1].rsplit("-ram-bounce", 1)[0]
             with open(os.path.join(d, "dose"), "w") as f:
-                f.write(DOSE)
-        r = tidy.load_run(run)
-        got = r.tidy[r.tidy["metric"] == "dose_lowfree_kb"]["value"]
-        self.assertEqual(len(got), 3)
-        self.assertTrue((got == 24392).all())
+                f.write(dose[variant] if isinstance(dose, dict) else dose)
+            if rate:
+                fio = H.read_json(os.path.join(d, "fio.json"))
+                for j in fio["jobs"]:
+                    if j["jobname"] == "reader":
+                        j["job options"]["rate_iops"] = str(rate)
+                H.write_text(os.path.join(d, "fio.json"), json.dumps(fio))
+        return tidy.load_run(run)
 
-    def test_unsettled_is_warned(self):
+    def test_memory_section_says_the_dose_and_the_reader(self):
+        from analysis import md, memory
+        off = NEW.replace("HighFree:          19500", "HighFree:          18000")
+        r = self.run_with({"pre": NEW, "pre-fixed": NEW, "post": off}, rate=1500)
+        text = "\n".join(memory.dose_lines(r))
+        self.assertIn("| variant | jobs | excluded | HighFree − target | LowFree − target | reader |",
+                      text)
+        # pre-fixed's reader made 1578 IO/s, pre's fewer
+        self.assertIn("| pre-fixed | 1 | 0 | 60 (60 to 60) | -176 (-176 to -176) | "
+                      "ram-bounce kept up |", text)
+        iops = r.tidy[(r.tidy["variant"] == "pre") & (r.tidy["metric"] == "read_iops")]["value"]
+        short = 100 - 100 * float(iops.iloc[0]) / 1500
+        self.assertGreater(short, 1)
+        self.assertIn(f"| pre | 1 | 0 | 60 (60 to 60) | -176 (-176 to -176) | "
+                      f"ram-bounce fell behind by {md.fmt(short, 2)}% |", text)
+        # post's job excluded: its dose said, its reader not measured
+        self.assertIn("| post | 1 | 1 | -1440 (-1440 to -1440) | -176 (-176 to -176) | "
+                      "no rate offered |", text)
+        self.assertIn("**1 of 3 jobs were off their band", text)
+        within = "\n".join(memory.dose_lines(self.run_with(NEW)))
+        self.assertIn("Every job's dose was within ±512 kB of its targets in both zones.", within)
+
+    def test_a_job_within_band_is_measured(self):
+        r = self.run_with(NEW)
+        self.assertEqual(set(r.jobs["state"]), {"ok"})
+        self.assertTrue(r.excluded.empty)
+        got = r.tidy[r.tidy["metric"] == "dose_highfree_off_kb"]["value"]
+        self.assertEqual(list(got), [60.0] * 3)
+
+    def test_a_job_off_band_is_excluded_and_listed(self):
+        # the old guest's doses: HighFree 9 MiB short of the level's
+        r = self.run_with(DOSE)
+        self.assertEqual(set(r.jobs["state"]), {"excluded"})
+        self.assertEqual(list(r.excluded["kind"]), ["excluded job"] * 3)
+        self.assertTrue(r.excluded["reason"].str.startswith("dose off band: HighFree 10,020 kB").all())
+        # its dose stays, its results do not reach a verdict
+        self.assertEqual(set(r.tidy["metric"]), {"dose_lowfree_kb", "dose_highfree_kb",
+                                                 "dose_normal_min_kb", "dose_highmem_min_kb",
+                                                 "dose_highfree_off_kb", "dose_lowfree_off_kb"})
+        v = stats.verdicts(r, n_boot=50)
+        self.assertFalse(v["metric"].isin(["write_bw", "read_lat_p99_us"]).any())
+
+    def test_unsettled_is_excluded(self):
         _, info, _ = tidy.job_metrics(self.job(DOSE.replace(" children=", " unsettled children=")))
-        self.assertTrue(any("unsettled" in w for w in info["warnings"]), info["warnings"])
+        self.assertEqual(info["dose_off"], "dose off band: lowhog unsettled (did not reach its band)")
 
 
 if __name__ == "__main__":

@@ -77,6 +77,11 @@ class PressureRun(unittest.TestCase):
         v.loc[sel, "verdict"] = stats.NO_DIFF
         v.loc[sel, "mde_pct"] = 8.0
         self.assertNotIn("write_bw", {m for m, _, _ in memory.undecided_rows(self.data, v)})
+        # so is one whose CI lies within ±its smallest effect of interest
+        sel = (v["metric"] == "pgsteal_per_mib_written") & v["primary"].astype(bool)
+        v.loc[sel, "relevance"] = "no relevant difference (CI within ±10%)"
+        self.assertNotIn("pgsteal_per_mib_written",
+                         {m for m, _, _ in memory.undecided_rows(self.data, v)})
 
     def test_undecided_at_the_deciding_sets_reps_says_the_reps_needed(self):
         # a run with the writeback set's 16 reps a side does not send the

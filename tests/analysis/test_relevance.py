@@ -41,6 +41,28 @@ class Relevance(unittest.TestCase):
         self.assertEqual(self.label(row("faster", 1.004), {"*": 0.2}), "relevant")
         self.assertEqual(self.label(row("faster", 1.21), {"read_iops": 25}), "negligible")
 
+    def test_pressure_rows_take_ten_percent(self):
+        r = dict(row("slower", 0.95, metric="write_bw"), pressure="full24")
+        self.assertEqual(self.label(r), "negligible")
+        self.assertEqual(self.label(dict(r, pressure="none")), "relevant")
+        self.assertEqual(self.label(r, {"*": 2}), "relevant")
+        self.assertEqual(stats.relevance(pd.DataFrame([r]))["min_effect_pct"].iloc[0], 10.0)
+
+    def test_ci_within_the_effect_is_an_equivalence(self):
+        r = dict(row(stats.NO_DIFF, 1.02, mde=14, lo=0.93, hi=1.09, metric="write_bw"),
+                 pressure="full24")
+        self.assertEqual(self.label(r), "no relevant difference (CI within ±10%)")
+        self.assertTrue(stats.is_decided(self.label(r)))
+        # a CI that reaches beyond it says only what it could detect
+        self.assertEqual(self.label(dict(r, ci_high=1.12)), "no difference, could detect ±14%")
+        self.assertFalse(stats.is_decided(self.label(dict(r, ci_high=1.12))))
+        self.assertEqual(self.label(dict(r, pressure="none")), "no difference, could detect ±14%")
+        # and the first screen counts it apart, as decided
+        v = stats.relevance(pd.DataFrame([dict(r, primary=True, control=False, p_value=0.3,
+                                               analysis="unpaired", job="pressure-writeback")]))
+        k = report.relevance_counts(v)
+        self.assertEqual((k["tested"], k["equivalent"], k["nodiff"]), (1, 1, 0))
+
     def test_statistics_untouched(self):
         df = pd.DataFrame([row("faster", 1.004), row("cheaper", 0.5, metric="cpu_s_per_gib")])
         out = stats.relevance(df)

@@ -2,6 +2,7 @@
 """tidy.py on the real fixture run: every value is checked against what the
 fixture files themselves say (read here with json/csv, not the parsers)."""
 import csv
+import json
 import os
 import re
 import shutil
@@ -36,11 +37,21 @@ def _labmon(path):
         return list(csv.DictReader(f))
 
 
-def _psi_total(path, line):
-    for ln in _text(path).splitlines():
-        if ln.startswith(line + " "):
-            return int(re.search(r"total=(\d+)", ln).group(1))
-    return None
+def _psi_window(rel, rows, line):
+    """PSI's total over fio's window (start-uptime to end-uptime), linear
+    between the labmon samples around each end (t_ms 0 at labmon's start,
+    fio's in a fixture from before labmon-start-uptime)."""
+    start, end = (float(_text(_file(rel, f))) for f in ("start-uptime", "end-uptime"))
+    t0 = (float(_text(_file(rel, "labmon-start-uptime")))
+          if os.path.exists(_file(rel, "labmon-start-uptime")) else start)
+    pts = [(float(r["t_ms"]), float(r[f"{line}_total"])) for r in rows if r[f"{line}_total"] != ""]
+
+    def at(t):
+        for (ta, va), (tb, vb) in zip(pts, pts[1:]):
+            if ta <= t <= tb:
+                return va + (vb - va) * (t - ta) / (tb - ta)
+        return pts[0][1] if t < pts[0][0] else pts[-1][1]
+    return at((end - t0) * 1000) - at((start - t0) * 1000)
 
 
 def expected_metrics(rel):
@@ -86,8 +97,7 @@ def expected_metrics(rel):
     exp["pgscan"] = sum(vm1[k] - vm0[k] for k in ("pgscan_kswapd", "pgscan_direct"))
     exp["pgsteal"] = sum(vm1[k] - vm0[k] for k in ("pgsteal_kswapd", "pgsteal_direct"))
     for line in ("some", "full"):
-        exp[f"psi_{line}_us"] = (_psi_total(_file(rel, "after", "pressure-memory"), line) -
-                                 _psi_total(_file(rel, "before", "pressure-memory"), line))
+        exp[f"psi_{line}_us"] = _psi_window(rel, rows, line)
     # pressure totals as rates: per second of job time, per GiB moved,
     # per MiB written
     secs = (float(_text(_file(rel, "end-uptime")).split()[0]) -
@@ -188,6 +198,42 @@ class FixtureRun(unittest.TestCase):
             rows, _, _ = tidy.job_metrics(job)
             self.assertNotIn("lowfree_min_kb", dict(rows))
             self.assertIn("bounce_peak_kb", dict(rows))
+
+    def test_psi_over_fios_window_only(self):
+        # what stalls after fio ended (the monitors, the umount) is not the
+        # job's; samples that do not reach fio's start give no row
+        with tempfile.TemporaryDirectory() as tmp:
+            job = os.path.join(tmp, "job")
+            H.make_job(job, "ram")
+            before = dict(tidy.job_metrics(job)[0])
+            p = os.path.join(job, "labmon.csv")
+            lines = _text(p).splitlines()
+            head, last = lines[0].split(","), lines[-1].split(",")
+            late = [str(int(last[0]) + 10 ** 7) if c == "t_ms" else
+                    str(int(v) + 10 ** 6) if c.endswith("_total") else v
+                    for c, v in zip(head, last)]
+            H.write_text(p, "\n".join(lines + [",".join(late)]) + "\n")
+            got = dict(tidy.job_metrics(job)[0])
+            self.assertGreater(got["psi_some_us"], 0)
+            self.assertAlmostEqual(got["psi_some_us"], before["psi_some_us"], delta=10)
+            self.assertAlmostEqual(got["psi_some_us_per_mib_written"],
+                                   got["psi_some_us"] / 40, delta=1)
+            H.write_text(p, "\n".join([lines[0]] + lines[20:]) + "\n")
+            self.assertNotIn("psi_some_us", dict(tidy.job_metrics(job)[0]))
+
+    def test_reader_against_its_offered_rate(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            job = os.path.join(tmp, "job")
+            H.make_job(job, "ram")
+            self.assertNotIn("read_iops_offered_pct", dict(tidy.job_metrics(job)[0]))
+            fio = H.read_json(os.path.join(job, "fio.json"))
+            reader = [j for j in fio["jobs"] if j["jobname"] == "reader"][0]
+            reader["job options"]["rate_iops"] = "2000"
+            H.write_text(os.path.join(job, "fio.json"), json.dumps(fio))
+            got = dict(tidy.job_metrics(job)[0])
+            self.assertAlmostEqual(got["read_iops_offered_pct"],
+                                   100 * reader["read"]["iops"] / 2000)
+            self.assertNotIn("write_iops_offered_pct", got)
 
     def test_missing_vmstat_keys_drop_metric(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -13,7 +13,7 @@ snapshots DIR/before and DIR/after of each job.
                    monitor's): the ticks of /proc/stat, sampled, are
                    40-100 % off the count at this scale (README, "Counted")
   vmstat           reclaim: allocstall_*, pgscan, pgsteal
-  pressure-memory  PSI memory some and full totals
+                   (PSI is labmon's: over fio's window, not the snapshots')
 
 A counter missing from either snapshot gives no row (not a 0).
 """
@@ -29,7 +29,7 @@ TIME_BUDGET = (("user", ("user", "nice")), ("sys", ("system",)),
                ("irq", ("irq", "softirq")), ("idle", ("idle", "iowait")))
 METRICS = ("cpu_s_per_gib", "time_wall_us_per_io") + tuple(
     f"time_{name}_us_per_io" for name, _ in TIME_BUDGET) + (
-    "allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_us")
+    "allocstall", "pgscan", "pgsteal")
 
 
 def _sectors(job):
@@ -94,11 +94,4 @@ def read(job):
         d = delta(vm0, vm1, keys)
         if d is not None:
             out[metric] = d
-
-    psi0 = R.read_psi(job.path("before", "pressure-memory"))
-    psi1 = R.read_psi(job.path("after", "pressure-memory"))
-    for line in ("some", "full"):
-        d = delta(psi0, psi1, [f"{line}_total"])
-        if d is not None:
-            out[f"psi_{line}_us"] = d
     return out

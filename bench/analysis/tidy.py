@@ -116,8 +116,8 @@ def dose_check(dose, lab, level):
     """({zone: kB its dose is off its target} of "highfree"/"lowfree", and
     why the job is off band, "" when it is not) of a dose
     (rawfiles.read_dose) under lab's pressure level. A zone is checked
-    where its hog held it (lowhog: LowFree; memhog: HighFree, or a "full"
-    level in a dose file from before the target line), against the
+    where it was held (LowFree: lowhog's; HighFree: a non-zero target,
+    or a "full" level in a dose file from before the target line), against the
     target line, else the level's: LowFree its MiB (lowhog's own target
     for a level of "-"), HighFree the HighMem high watermark plus
     highfree_target_mb."""
@@ -129,7 +129,9 @@ def dose_check(dose, lab, level):
         mib = lvl.get("mib", "")
         tgt["lowfree_kb"] = int(mib) * 1024 if mib.isdigit() else hogs["lowhog"]["target_kb"]
     hf_mb = str(L.default(lab, "highfree_target_mb", ""))
-    if "memhog" not in hogs and (dose["target"] or lvl.get("kind") != "full"):
+    # HighFree is held where the target line names it (0: not held), or,
+    # in a file from before that line, under a "full" level
+    if not (tgt.get("highfree_kb") or (not dose["target"] and lvl.get("kind") == "full")):
         tgt.pop("highfree_kb", None)
     elif "highfree_kb" not in tgt and hf_mb.isdigit() and "highmem_high_kb" in dose:
         tgt["highfree_kb"] = dose["highmem_high_kb"] + int(hf_mb) * 1024

@@ -26,10 +26,10 @@ HighMem min 128
 HighMem low 446
 HighMem high 764
 """
-# A dose file once both zones are regulated: within the band of 512 kB
-NEW = """lowhog frozen LowFree=24400 kB target=24576 kB HighFree=19000 kB children=280 pte_pages=5000
-memhog frozen HighFree=19500 kB target=19440 kB held=1050000 kB
-target lowfree_kb=24576 highfree_kb=19440 band_kb=512
+# A dose file once both zones are regulated (lowhog -H, guest/init):
+# within the band of 512 kB
+NEW = """lowhog frozen LowFree=24400 kB target=24576 kB HighFree=19500 kB high_target=19440 kB high_held=20000 kB children=280 pte_pages=5000
+target lowfree_kb=24576 highfree_kb=19440 settle_band_kb=256
 LowFree:           24400 kB
 HighFree:          19500 kB
 Normal min 1234
@@ -75,10 +75,10 @@ class DoseTest(unittest.TestCase):
         self.assertIsNone(R.read_dose(os.path.join(self.tmp.name, "none")))
 
     def test_read_both_zones(self):
-        d = self.read(NEW.replace(" held=", " unsettled held="))
-        self.assertEqual(d["hogs"]["lowhog"], {"settled": True, "target_kb": 24576})
-        self.assertEqual(d["hogs"]["memhog"], {"settled": False, "target_kb": 19440})
-        self.assertEqual(d["target"], {"lowfree_kb": 24576, "highfree_kb": 19440, "band_kb": 512})
+        d = self.read(NEW.replace(" children=", " unsettled children="))
+        self.assertEqual(d["hogs"], {"lowhog": {"settled": False, "target_kb": 24576}})
+        self.assertEqual(d["target"], {"lowfree_kb": 24576, "highfree_kb": 19440,
+                                       "settle_band_kb": 256})
         self.assertEqual((d["lowfree_kb"], d["highfree_kb"]), (24400, 19500))
 
     def test_check_against_the_target_line(self):
@@ -89,8 +89,13 @@ class DoseTest(unittest.TestCase):
                                                          "HighFree:          20500")), LAB, "full24")
         self.assertEqual(why, "dose off band: HighFree 20,500 kB, 1,060 kB over its target "
                          "19,440 kB (band ±512 kB)")
-        _, why = tidy.dose_check(self.read(NEW.replace(" held=", " unsettled held=")), LAB, "full24")
-        self.assertEqual(why, "dose off band: memhog unsettled (did not reach its band)")
+        _, why = tidy.dose_check(self.read(NEW.replace(" children=", " unsettled children=")),
+                                 LAB, "full24")
+        self.assertEqual(why, "dose off band: lowhog unsettled (did not reach its band)")
+        # HighFree not held (highfree_kb=0): only LowFree is checked
+        off, why = tidy.dose_check(self.read(NEW.replace("highfree_kb=19440", "highfree_kb=0")),
+                                   LAB, "full24")
+        self.assertEqual((off, why), ({"lowfree": -176}, ""))
 
     def test_check_derives_an_old_files_targets_from_the_level(self):
         # no target line: LowFree the level's 24 MiB, HighFree the HighMem

@@ -406,8 +406,8 @@ def verdict_tables(verdicts):
     (rows without data collapse into one line per reason)."""
     out = ["# Verdict tables", "",
            "Primary rows share one Benjamini-Hochberg family; exploratory rows a "
-           "second one. The CI is per row (it excludes 1 exactly when p ≤ "
-           f"{S.ALPHA:g}); the verdict needs the adjusted p ≤ {S.ALPHA:g}.", ""]
+           "second one, control rows a third. The CI is per row (it excludes 1 "
+           f"exactly when p ≤ {S.ALPHA:g}); the verdict needs the adjusted p ≤ {S.ALPHA:g}.", ""]
     if verdicts.empty:
         return "\n".join(out + ["No rows."])
     v = verdicts.assign(_o=verdicts["metric"].map(M.order))
@@ -469,7 +469,8 @@ METHOD = f"""\
   against 3: min p = 0.1) there is no verdict.
 - Primary rows (per job: one throughput, one latency tail, CPU per GiB,
   lowmem floor) share one Benjamini-Hochberg family, every other row a
-  second, exploratory one; a verdict needs the adjusted p ≤ {S.ALPHA:g}.
+  second, exploratory one, the controls a third; a verdict needs the
+  adjusted p ≤ {S.ALPHA:g}.
 - Relevance: a significant row is "relevant" when |B/A − 1| is at least
   the metric's smallest effect of interest (metrics.py, 1 % by default;
   bench/analyze --min-effect), else "negligible"; the first screen counts

@@ -39,7 +39,9 @@ CI excludes 1 exactly when p_value <= ALPHA.
 
 Multiplicity. Primary rows (metrics.PRIMARY: one throughput, one latency
 tail, CPU per GiB and the lowmem floor of each job) form one family of the
-run; every other row is exploratory and forms a second family. p_adjusted
+run; every other row is exploratory and forms a second family; the
+control rows, primary or not, a third, so that adding controls never
+changes a kernel row's adjustment. p_adjusted
 is the Benjamini-Hochberg adjusted p within the row's family; a verdict
 (faster/slower, cheaper/costlier, higher/lower) needs p_adjusted <= ALPHA.
 The per-row CI is not adjusted: a row whose CI excludes 1 may still be "no
@@ -659,14 +661,15 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
 
 
 def adjust(df):
-    """p_adjusted within the primary and the exploratory family, and the
-    verdicts: a per-row significant verdict that does not survive the
-    adjustment becomes "no significant difference"."""
+    """p_adjusted within the primary, the exploratory and the control
+    family, and the verdicts: a per-row significant verdict that does not
+    survive the adjustment becomes "no significant difference"."""
     df = df.drop(columns=["_up"], errors="ignore").copy()
     df["p_adjusted"] = np.nan
-    for fam in (True, False):
+    family = np.where(df["control"].astype(bool), "control", df["primary"].astype(str))
+    for fam in set(family):
         # rows that cannot reach ALPHA are no tests (they cannot reject)
-        sel = ((df["primary"] == fam) & df["p_value"].notna() &
+        sel = ((family == fam) & df["p_value"].notna() &
                ~df["verdict"].map(is_too_few))
         df.loc[sel, "p_adjusted"] = bh_adjust(df.loc[sel, "p_value"].to_numpy(float))
     lost = df["verdict"].isin(SIGNIFICANT) & ~(df["p_adjusted"] <= ALPHA) & ~is_exact(df)

@@ -428,11 +428,12 @@ def _block_text(df):
 
 def _forest_rows(run, verdicts):
     """The primary rows of the performance jobs (no integrity job, no
-    probed twin) that have a ratio."""
+    probed twin) that have a ratio, but the split halves (a label against
+    itself: the controls line counts them)."""
     jobs = HL.question_jobs(run)
     r = verdicts["ratio"].astype(float)
     return verdicts[verdicts["primary"].astype(bool) & verdicts["job"].isin(jobs) &
-                    np.isfinite(r) & (r > 0)]
+                    np.isfinite(r) & (r > 0) & ~S.is_split(verdicts)]
 
 
 def _fitted_range(rows):

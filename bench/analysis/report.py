@@ -117,48 +117,96 @@ def _max_pct(rows):
     return float(np.max(np.abs(rows["ratio"].astype(float) - 1))) * 100 if len(rows) else 0.0
 
 
+def _undecided(rows):
+    return ~decided(rows) | rows["verdict"].map(S.is_too_few)
+
+
+def _aa_counts(rows, of=False):
+    """(fired, "R [of N A/A rows] relevant, G negligible, U too few
+    repetitions") of A/A rows: any significant one, relevant or not, fires."""
+    rel = rows["relevance"]
+    n_rel, n_neg = int((rel == S.RELEVANT).sum()), int((rel == S.NEGLIGIBLE).sum())
+    n_few = int(_undecided(rows).sum())
+    return bool(n_rel or n_neg), (f"{n_rel}{f' of {len(rows)} A/A rows' if of else ''} relevant" +
+                                  (f", {n_neg} negligible" if n_neg else "") +
+                                  (f", {n_few} too few repetitions" if n_few else ""))
+
+
+def _split_halves_pass(verdicts, row):
+    """Whether both labels' split-half A/A rows of a row's cell and metric
+    are decided and do not differ: True, False (one differs), None (missing
+    or undecided)."""
+    key = ["metric", "disk", "job", "pressure"]
+    aa = verdicts[(verdicts[key] == [row[k] for k in key]).all(axis=1) &
+                  verdicts["a"].isin([S.split_label(x, S.ODD) for x in (row["a"], row["b"])])]
+    if aa["verdict"].map(S.is_significant).any():
+        return False
+    return True if len(aa) == 2 and not _undecided(aa).any() else None
+
+
 def controls_line(verdicts, run=None):
-    """(ok: bool|None, sentence) of the run's A/A control rows, counted by
-    relevance (a significant row below its smallest effect of interest is
-    "negligible", never counted as significant). On disks under
-    instruction time the same kernel gives the same figure in every boot,
-    so a control row that differs there is a measured difference between
-    the two kernels, named with its size; the noise check (any significant
-    control row, relevant or negligible: do not trust) is about the other
-    disks."""
-    c = S.control_rows(verdicts)
-    if c.empty:
+    """(ok: bool|None, sentence) of the control rows of the performance
+    jobs' primary metrics, counted by relevance (a significant row below
+    its smallest effect of interest is "negligible", never counted as
+    significant); ok is None when no control could be decided.
+
+    An exact clock repeats a boot to the instruction, so its A/A rows are
+    the split halves and the copies of a label (stats.py) whose seeds
+    differ: one that differs (relevant, negligible: beyond the bound or
+    significant) says that clock's verdicts are NOT to be trusted; a copy
+    with the same seeds cannot differ and is counted apart. A pair of
+    kernels on a control disk there is the kernels' difference, called
+    real only where both kernels' split halves of its cell and metric are
+    decided and do not differ. On host time every control row is an A/A
+    noise check."""
+    if verdicts.empty:
         return None, "controls: no A/A control rows with a test in this run"
-    if "relevance" not in c:
-        c = S.relevance(c if "metric" in c else c.assign(metric=""))
-    rel = c["relevance"]
-    # on an exact clock the same kernel gives the same figure in every
-    # boot, so a control pair's difference is the two kernels', not noise
-    on_exact = c["disk"].isin(run.exact_disks if run is not None else set())
-    real = ""
-    exact = c[on_exact]
-    if len(exact):
-        r_rel = exact[rel[on_exact] == S.RELEVANT]
-        r_neg = exact[rel[on_exact] == S.NEGLIGIBLE]
-        real = (f"; instruction time ({', '.join(sorted(set(exact['disk'])))}): "
-                f"{len(r_rel)} of {len(exact)} rows relevant")
-        if len(r_rel):
-            real += f" (up to {md.fmt(_max_pct(r_rel), 2, '')}%: real differences between the kernels)"
-        if len(r_neg):
-            real += (f", {len(r_neg)} negligible (at most {md.fmt(_max_pct(r_neg), 2, '')}%: "
-                     "below the smallest effect of interest)")
-    host = c[~on_exact]
-    n = len(host)
-    if not n:
-        return True, f"controls: no A/A rows on host time{real}"
-    n_rel = int((rel[~on_exact] == S.RELEVANT).sum())
-    n_neg = int((rel[~on_exact] == S.NEGLIGIBLE).sum())
-    where, whose = ("host time: ", "the host-time verdicts") if len(exact) else \
-        ("", "the verdicts of this run")
-    counts = f"{n_rel} of {n} A/A rows relevant" + (f", {n_neg} negligible" if n_neg else "")
-    if n_rel or n_neg:
-        return False, f"controls: {where}{counts}: {whose} are NOT to be trusted{real}"
-    return True, f"controls: {where}{counts}{real}"
+    c = _about_the_question(verdicts, run)
+    c = c[c["control"].astype(bool) & c["primary"].astype(bool) &
+          ~c["verdict"].isin([S.NO_DATA, S.NOT_EXERCISED])]
+    on_exact = c["disk"].isin(run.exact_disks if run is not None else ())
+    ex, host = c[on_exact], c[~on_exact]
+    host = host[~_undecided(host)] if len(host) else host
+    if ex.empty and host.empty:
+        return None, "controls: no A/A control rows with a test in this run"
+    parts, fired, checked = [], False, False
+    if len(ex):
+        same = ex["note"].str.contains(S.SAME_SEEDS, regex=False)
+        aa = ex[(ex["pair_kind"] == S.AA) & ~same]
+        n_copy = int((~S.is_split(aa)).sum())
+        text = (f"instruction time ({', '.join(sorted(set(ex['disk'])))}): {len(aa)} A/A rows "
+                "with distinct seeds (" + (f"{len(aa) - n_copy} split halves, {n_copy} copies "
+                                           "of a label)" if n_copy else "split halves)"))
+        f, counts = _aa_counts(aa)
+        fired, checked = f, bool((~_undecided(aa)).any())
+        parts.append(f"{text}, {counts}" +
+                     (": the instruction-time verdicts are NOT to be trusted" if f else ""))
+        if same.any():
+            parts.append(f"{int(same.sum())} rows of copies with the same seeds "
+                         "(cannot differ under an exact clock: not counted)")
+        kd = ex[ex["pair_kind"] != S.AA]
+        if len(kd):
+            rel = kd[kd["relevance"] == S.RELEVANT]
+            neg = kd[kd["relevance"] == S.NEGLIGIBLE]
+            passed = [_split_halves_pass(verdicts, r) for r in rel.to_dict("records")]
+            real = rel[[p is True for p in passed]]
+            why = ([f"{len(real)} up to {md.fmt(_max_pct(real), 2, '')}%: real differences "
+                    "between the kernels, their split halves agree"] if len(real) else [])
+            why += [f"{n} {what}: not called real" for n, what in (
+                (passed.count(None), "whose split halves could not be decided"),
+                (passed.count(False), "whose split halves differ")) if n]
+            parts.append(f"kernel pairs on a control disk ({', '.join(sorted(set(kd['disk'])))}): "
+                         f"{len(rel)} of {len(kd)} rows relevant" +
+                         (f" ({'; '.join(why)})" if why else "") +
+                         (f", {len(neg)} negligible (at most {md.fmt(_max_pct(neg), 2, '')}%: "
+                          "below the smallest effect of interest)" if len(neg) else ""))
+    if len(host):
+        f, counts = _aa_counts(host, of=True)
+        where, whose = ("host time: ", "the host-time verdicts") if len(ex) else \
+            ("", "the verdicts of this run")
+        parts.insert(0, f"{where}{counts}" + (f": {whose} are NOT to be trusted" if f else ""))
+        fired, checked = fired or f, True
+    return (False if fired else (True if checked else None)), "controls: " + "; ".join(parts)
 
 
 def relevance_counts(verdicts, run=None):
@@ -298,7 +346,7 @@ def first_screen(run, verdicts, figures, run_dir):
     out += [H.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
-            " (primary rows of pairs that can only differ by noise).", ""]
+            " (primary rows; A/A: pairs that can only differ by noise).", ""]
     out += [counts_line(verdicts, run), ""]
     return out
 
@@ -408,14 +456,19 @@ def verdict_tables(verdicts):
     (rows without data collapse into one line per reason)."""
     out = ["# Verdict tables", "",
            "Primary rows share one Benjamini-Hochberg family; exploratory rows a "
-           "second one. The CI is per row (it excludes 1 exactly when p ≤ "
-           f"{S.ALPHA:g}); the verdict needs the adjusted p ≤ {S.ALPHA:g}.", ""]
+           "second one, control rows a third. The CI is per row (it excludes 1 "
+           f"exactly when p ≤ {S.ALPHA:g}); the verdict needs the adjusted p ≤ {S.ALPHA:g}.", ""]
     if verdicts.empty:
         return "\n".join(out + ["No rows."])
     v = verdicts.assign(_o=verdicts["metric"].map(M.order))
     v = v.sort_values(["disk", "job", "pressure", "_o", "a", "b"], kind="stable")
     data = v[v["verdict"] != S.NO_DATA]
-    out += ["## Primary rows", "", _rows_table(data[data["primary"].astype(bool)]), ""]
+    split = S.is_split(data)
+    out += ["## Primary rows", "", _rows_table(data[data["primary"].astype(bool) & ~split]), ""]
+    if split.any():
+        out += ["## Split-half A/A rows", "", "Each label's odd reps against its even reps "
+                "on an exact clock (controls: their own Benjamini-Hochberg family).", "",
+                _rows_table(data[split]), ""]
     out += ["## Exploratory rows", ""]
     for (disk, job, pressure), cell in data[~data["primary"].astype(bool)].groupby(
             ["disk", "job", "pressure"], sort=True):
@@ -471,7 +524,8 @@ METHOD = f"""\
   against 3: min p = 0.1) there is no verdict.
 - Primary rows (per job: one throughput, one latency tail, CPU per GiB,
   lowmem floor) share one Benjamini-Hochberg family, every other row a
-  second, exploratory one; a verdict needs the adjusted p ≤ {S.ALPHA:g}.
+  second, exploratory one, the controls a third; a verdict needs the
+  adjusted p ≤ {S.ALPHA:g}.
 - Relevance: a significant row is "relevant" when |B/A − 1| is at least
   the metric's smallest effect of interest (metrics.py, 1 % by default;
   bench/analyze --min-effect), else "negligible"; the first screen counts
@@ -482,8 +536,12 @@ METHOD = f"""\
   level, from the within-variant noise pooled over the cell's variants
   (t quantiles); n/a for tied or quantised values.
 - Controls (A/A): the same kernel under two labels, or the baseline and
-  the bounce variant on a control disk. A significant control is a false
-  positive; a run with one is not to be trusted.
+  the bounce variant on a control disk; on an exact clock, where a seed
+  repeats a boot to the instruction, each label's odd reps against its
+  even reps ("LABEL[odd]"), and a copy only when its seeds differ. A
+  significant control is a false positive; a clock with one is not to be
+  trusted. On an exact clock a control-disk pair of kernels is their
+  difference, real only where both kernels' split halves agree.
 - A comparison on a bounce-candidate disk with a bounce-variant side is
   only reported when every such job counted bounced bios; else "bounce
   path not exercised".

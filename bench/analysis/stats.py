@@ -39,7 +39,9 @@ CI excludes 1 exactly when p_value <= ALPHA.
 
 Multiplicity. Primary rows (metrics.PRIMARY: one throughput, one latency
 tail, CPU per GiB and the lowmem floor of each job) form one family of the
-run; every other row is exploratory and forms a second family. p_adjusted
+run; every other row is exploratory and forms a second family; the
+control rows, primary or not, a third, so that adding controls never
+changes a kernel row's adjustment. p_adjusted
 is the Benjamini-Hochberg adjusted p within the row's family; a verdict
 (faster/slower, cheaper/costlier, higher/lower) needs p_adjusted <= ALPHA.
 The per-row CI is not adjusted: a row whose CI excludes 1 may still be "no
@@ -48,6 +50,15 @@ significant difference" after the adjustment.
 Controls. A pair that cannot differ but by noise (roles.is_aa_pair: the same
 kernel under two labels, or baseline against bounce variant on a control
 disk) is a control row. Significant control rows are false positives.
+An A/A row (pair_kind "A/A") notes the seeds of its sides' boots
+(tidy._boot_seed): on an exact clock two boots of one kernel with one
+seed are one boot, so such a row says SAME_SEEDS and proves nothing.
+Split halves: under an exact clock, for every label of a performance job
+(no probed twin) with odd and even reps, its odd reps against its even
+reps (a "LABEL[odd]", b "LABEL[even]", pair_kind "A/A", control), primary
+metrics only, by the same machinery as a pair of labels: an A/A of
+distinct seeds that needs no extra boot. With 1 or 2 reps a half the test
+cannot decide ("too few repetitions"), the bound can from 2 reps a half.
 
 MDE (mde_pct). The change these reps would detect with 80 % power at the
 5 % level (per row, before adjustment): exp((t_0.975 + t_0.80) * s *
@@ -86,6 +97,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from . import cells as C
 from . import determinism as D
 from . import metrics as M
 from . import roles as ROLES
@@ -112,6 +124,9 @@ VERDICT_COLUMNS = ["metric", "unit", "disk", "job", "pressure", "a", "b",
                    "p_value", "p_adjusted", "primary", "slot", "analysis",
                    "control"]
 
+AA = "A/A"
+ODD, EVEN = "odd", "even"   # the halves of a split-half A/A row
+SAME_SEEDS = "same seeds: cannot differ under an exact clock"
 NOT_EXERCISED = "bounce path not exercised"
 TOO_FEW = "too few repetitions for a verdict"
 NO_DATA = "no data"
@@ -576,11 +591,33 @@ def is_exact(df):
     return df["analysis"].astype(str).str.startswith(D.EXACT)
 
 
+def split_label(label, half):
+    """The side name of a split-half A/A row: "pre-fixed[odd]"."""
+    return f"{label}[{half}]"
+
+
+def is_split(df):
+    """The split-half A/A rows of a verdict table (see the module docstring)."""
+    return df["a"].astype(str).str.endswith(split_label("", ODD))
+
+
+def _seed_note(seeds, sa, sb, exact):
+    """The seeds ({boot: seed}) of both sides of an A/A row; on an exact
+    clock two boots of one kernel with one seed are one boot, so a shared
+    seed says so."""
+    a, b = ({int(seeds[x]) for x in side["boot"] if pd.notna(seeds.get(x))} for side in (sa, sb))
+    text = f"seeds {', '.join(map(str, sorted(a)))} against {', '.join(map(str, sorted(b)))}"
+    if not a & b:
+        return f"{text}: distinct"
+    return f"{SAME_SEEDS} ({text})" if exact else text
+
+
 def verdicts(run, n_boot=N_PERM, min_effect=None):
-    """One row per metric, cell and pair of variant labels, with
-    Benjamini-Hochberg adjusted p-values (primary and exploratory
-    families), the verdicts they allow and their relevance (min_effect:
-    overrides of the smallest effect of interest, see relevance())."""
+    """One row per metric, cell and pair of variant labels, and per split
+    half of a label on an exact clock (see the module docstring), with
+    Benjamini-Hochberg adjusted p-values (adjust()), the verdicts they
+    allow and their relevance (min_effect: overrides of the smallest
+    effect of interest, see relevance())."""
     rows = []
     kernels = run.kernels
     jobs = run.jobs
@@ -589,6 +626,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
     tidy = run.tidy[~run.tidy["metric"].isin(M.TOTALS)]
     exact_disks, bound = run.exact_disks, run.bound_pct
     perf_jobs = run.performance_jobs
+    seeds = dict(zip(run.boots["boot"], run.boots["seed"]))
     cells = sorted(set(map(tuple, jobs[["disk", "job", "pressure"]].to_numpy())) |
                    set(map(tuple, tidy[["disk", "job", "pressure"]].to_numpy())))
     for disk, job, pressure in cells:
@@ -607,12 +645,55 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
             groups = [g[g["variant"] == v]["value"].to_numpy(float) for v in labels]
             logs = _logs(*[x for x in groups if len(x)])
             pooled[metric] = _spread(logs) if logs else (np.nan, 0, False)
+        exact = disk in exact_disks
+
+        def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics):
+            """The rows of one pair: pick_a/pick_b select a side's values
+            of a metric."""
+            for metric in metrics:
+                g = by_metric[metric]
+                sa = pick_a(g).sort_values(["rep", "boot"])
+                sb = pick_b(g).sort_values(["rep", "boot"])
+                va, vb = sa["value"], sb["value"]
+                seed = cell_seed(metric, disk, job, pressure, a, b)
+                mbound = D.metric_bound(metric, bound)
+                if (exact and job in perf_jobs and
+                        D.is_deterministic(va, mbound) and
+                        D.is_deterministic(vb, mbound) and np.median(va) > 0):
+                    res = exact_compare(metric, va.to_numpy(float),
+                                        vb.to_numpy(float), mbound)
+                else:
+                    res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed,
+                                  sa["rep"].tolist(), sb["rep"].tolist(),
+                                  pooled.get(metric))
+                notes = [res["note"]] if res["note"] else []
+                if res["verdict"] == NO_DATA:
+                    notes = [_missing_reason(l, j, metric)
+                             for l, v, j in ((a, va, ja), (b, vb, jb)) if v.empty]
+                elif bounce_why:
+                    # no bounce cost without proof that the path ran
+                    res.update(ratio=np.nan, ci_low=np.nan, ci_high=np.nan,
+                               mde_pct=np.nan, p_value=np.nan,
+                               verdict=NOT_EXERCISED)
+                    notes = [bounce_why]
+                elif kind == AA:
+                    notes.insert(0, _seed_note(seeds, sa, sb, exact))
+                if res["verdict"] != NO_DATA:
+                    notes += _clock_note(metric, ja, jb)
+                res["note"] = "; ".join(notes)
+                rows.append(dict(metric=metric, unit=M.unit(metric), disk=disk,
+                                 job=job, pressure=pressure, a=a, b=b,
+                                 pair_kind=kind, primary=metric in primary,
+                                 slot=primary.get(metric, ""), control=control,
+                                 **res))
+
+        def label_of(v):
+            return lambda g: g[g["variant"] == v]
+
         for i, a in enumerate(labels):
             for b in labels[i + 1:]:
                 ja, jb = cjobs[cjobs["variant"] == a], cjobs[cjobs["variant"] == b]
                 ka, kb = kernels.get(a), kernels.get(b)
-                kind = "A/A" if ka and ka == kb else "A/B"
-                control = ROLES.is_aa_pair(run, a, b, disk)
                 bounce_why = None
                 if ROLES.is_candidate(run, disk):
                     for label, side in ((a, ja), (b, jb)):
@@ -620,53 +701,36 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                             why = _bounce_check(side)
                             if why:
                                 bounce_why = f"{label}: {why}"
-                for metric in cell_metrics:
-                    g = by_metric[metric]
-                    sa = g[g["variant"] == a].sort_values(["rep", "boot"])
-                    sb = g[g["variant"] == b].sort_values(["rep", "boot"])
-                    va, vb = sa["value"], sb["value"]
-                    seed = cell_seed(metric, disk, job, pressure, a, b)
-                    mbound = D.metric_bound(metric, bound)
-                    if (disk in exact_disks and job in perf_jobs and
-                            D.is_deterministic(va, mbound) and
-                            D.is_deterministic(vb, mbound) and np.median(va) > 0):
-                        res = exact_compare(metric, va.to_numpy(float),
-                                            vb.to_numpy(float), mbound)
-                    else:
-                        res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed,
-                                      sa["rep"].tolist(), sb["rep"].tolist(),
-                                      pooled.get(metric))
-                    notes = [res["note"]] if res["note"] else []
-                    if res["verdict"] == NO_DATA:
-                        notes = [_missing_reason(l, j, metric)
-                                 for l, v, j in ((a, va, ja), (b, vb, jb)) if v.empty]
-                    elif bounce_why:
-                        # no bounce cost without proof that the path ran
-                        res.update(ratio=np.nan, ci_low=np.nan, ci_high=np.nan,
-                                   mde_pct=np.nan, p_value=np.nan,
-                                   verdict=NOT_EXERCISED)
-                        notes = [bounce_why]
-                    if res["verdict"] != NO_DATA:
-                        notes += _clock_note(metric, ja, jb)
-                    res["note"] = "; ".join(notes)
-                    rows.append(dict(metric=metric, unit=M.unit(metric), disk=disk,
-                                     job=job, pressure=pressure, a=a, b=b,
-                                     pair_kind=kind, primary=metric in primary,
-                                     slot=primary.get(metric, ""), control=control,
-                                     **res))
+                pair(a, b, label_of(a), label_of(b), ja, jb,
+                     AA if ka and ka == kb else "A/B", ROLES.is_aa_pair(run, a, b, disk),
+                     bounce_why, cell_metrics)
+        if not exact or job not in perf_jobs or C.is_probed(job):
+            continue
+        for v in labels:
+            reps = set(cell.loc[cell["variant"] == v, "rep"].dropna().astype(int))
+            if {r % 2 for r in reps} != {0, 1}:
+                continue
+            jv = cjobs[cjobs["variant"] == v]
+            half = {h: (lambda g, p=p, v=v: g[(g["variant"] == v) & (g["rep"] % 2 == p)])
+                    for h, p in ((ODD, 1), (EVEN, 0))}
+            # primary metrics only, and only where both halves have values
+            pair(split_label(v, ODD), split_label(v, EVEN), half[ODD], half[EVEN], jv, jv,
+                 AA, True, None, [m for m in cell_metrics if m in primary and
+                                  all(len(f(by_metric[m])) for f in half.values())])
     df = pd.DataFrame(rows, columns=VERDICT_COLUMNS + ["_up"])
     return relevance(adjust(df), min_effect)
 
 
 def adjust(df):
-    """p_adjusted within the primary and the exploratory family, and the
-    verdicts: a per-row significant verdict that does not survive the
-    adjustment becomes "no significant difference"."""
+    """p_adjusted within the primary, the exploratory and the control
+    family, and the verdicts: a per-row significant verdict that does not
+    survive the adjustment becomes "no significant difference"."""
     df = df.drop(columns=["_up"], errors="ignore").copy()
     df["p_adjusted"] = np.nan
-    for fam in (True, False):
+    family = np.where(df["control"].astype(bool), "control", df["primary"].astype(str))
+    for fam in set(family):
         # rows that cannot reach ALPHA are no tests (they cannot reject)
-        sel = ((df["primary"] == fam) & df["p_value"].notna() &
+        sel = ((family == fam) & df["p_value"].notna() &
                ~df["verdict"].map(is_too_few))
         df.loc[sel, "p_adjusted"] = bh_adjust(df.loc[sel, "p_value"].to_numpy(float))
     lost = df["verdict"].isin(SIGNIFICANT) & ~(df["p_adjusted"] <= ALPHA) & ~is_exact(df)

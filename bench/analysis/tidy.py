@@ -18,6 +18,7 @@ ratios (the "ratio" metrics) and, from the count, what the bounce adds
 (COUNTED_COSTS: per byte, per bounce, the copy, the bytes copied).
 """
 import os
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -62,7 +63,7 @@ UPGRADED = ("roles", "disk_roles", "disk_clocks", "guest_bounds")
 class Run:
     path: str
     meta: dict
-    boots: pd.DataFrame
+    boots: pd.DataFrame     # boots.tsv, with each boot's kernel and "seed" (_boot_seed)
     jobs: pd.DataFrame
     tidy: pd.DataFrame
     percentiles: pd.DataFrame
@@ -95,6 +96,18 @@ def _kernel_info(build):
         "source_version": build.get("source_version"),
         "kernel_id": build.get("bzimage_sha256") or build.get("build_key"),
     }
+
+
+def _boot_seed(b, bdir):
+    """The seed a boot ran with (bench/guest-run -S, plan BL_SEED): boots.tsv's
+    "seed", else the plan guest/init copied into its results, else its rep
+    (what the runner gave before copies of a label had seeds of their own)."""
+    s = str(getattr(b, "seed", "") or "")
+    if not s.isdigit() and bdir:
+        m = re.search(r"^BL_SEED=(\d+)$", R.read_text(os.path.join(bdir, "guest", "plan")) or "",
+                      re.M)
+        s = m.group(1) if m else ""
+    return int(s) if s.isdigit() else b.rep
 
 
 def _job_name(jobdir_name, what):
@@ -373,7 +386,7 @@ def load_run(path):
     matrix = R.read_matrix(os.path.join(path, "matrix.tsv"))
 
     tidy, jobs, curves, excluded, warnings = [], [], [], [], []
-    kernels = []
+    kernels, seeds = [], []
     lab = L.load(path)
     for b in boots.itertuples(index=False):
         key = {"variant": b.variant, "pressure": b.pressure,
@@ -382,6 +395,7 @@ def load_run(path):
         build = R.read_json(os.path.join(bdir, "build-info.json")) if bdir else {}
         kinfo = _kernel_info(build)
         kernels.append(kinfo)
+        seeds.append(_boot_seed(b, bdir))
         bad = None
         if b.status != "ok":
             bad = b.status or "failed: no status"
@@ -472,8 +486,8 @@ def load_run(path):
             "are quantised to the timer tick, so latency percentiles cannot "
             "show sub-tick differences")
 
-    boots = boots.assign(**{k: [kinfo[k] for kinfo in kernels]
-                            for k in _kernel_info({})})
+    boots = boots.assign(seed=pd.array(seeds, dtype="Int64"),
+                         **{k: [kinfo[k] for kinfo in kernels] for k in _kernel_info({})})
     tidy_df = pd.DataFrame(tidy, columns=TIDY_COLUMNS)
     jobs_df = pd.DataFrame(jobs)
     curves_df = pd.DataFrame(curves, columns=KEY_COLUMNS +

@@ -173,9 +173,12 @@ def make_run(root, boots):
     build-info.json ones), disk, pressure, rep, status (default ok) and
     jobs: [dict(device, job, scale, bounces, fio_rc, skipped, template,
     integrity_bad, probe)]. A variant of another base ("5.10/stock") names
-    its boot folder with "_" for "/", as bench/compare does."""
+    its boot folder with "_" for "/", as bench/compare does. seed: boots.tsv's
+    "seed" column (when a boot has one); plan_seed: the BL_SEED of the plan
+    the guest keeps in its results."""
     os.makedirs(root, exist_ok=True)
-    rows = ["boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir"]
+    seeds = any("seed" in b for b in boots)
+    rows = ["boot\tvariant\tdisk\tpressure\trep\tstatus\tseconds\tdir" + ("\tseed" if seeds else "")]
     for n, b in enumerate(boots, 1):
         status = b.get("status", "ok")
         folder = b["variant"].replace("/", "_")
@@ -187,7 +190,11 @@ def make_run(root, boots):
         write_text(os.path.join(path, "build-info.json"), json.dumps(build, indent=2) + "\n")
         write_text(os.path.join(path, "status"), status + "\n")
         rows.append("\t".join(map(str, [n, b["variant"], b["disk"], b["pressure"],
-                                        b["rep"], status, 40, bdir])))
+                                        b["rep"], status, 40, bdir] +
+                                   ([b.get("seed", "")] if seeds else []))))
+        if "plan_seed" in b:
+            write_text(os.path.join(path, "guest", "plan"),
+                       f"BL_PRESSURE=none\nBL_SEED={b['plan_seed']}\nBL_SLEEP=0\n")
         if status != "ok":
             continue
         g = os.path.join(path, "guest")
@@ -232,6 +239,24 @@ def ab_run(root, variants, reps, effect, sigma=0.03, seed=1, disk="usb-dma",
                            scale=effect[i] * float(rng.lognormal(0, sigma)),
                            bounces=count)]))
     return make_run(root, boots)
+
+
+def exact_run(root, scales, clock="insn", probe=None, seeds=None):
+    """Boots of one virtio job, interleaved by rep; scales: {label: [scale
+    per rep]} (a label "pre.2" boots the kernel pre); virtio booted under
+    clock. probe: the job is a probed twin whose functions never ran.
+    seeds: {label: [seed per rep]} for boots.tsv's "seed" column."""
+    reps = len(next(iter(scales.values())))
+    boots = [dict(variant=v, kernel=v.split(".")[0], disk="virtio", pressure="none",
+                  rep=r + 1, jobs=[dict(device="virtio", job="lat-randread-4k-qd1",
+                                        scale=s[r], probe=probe,
+                                        bounces="absent" if v == "post" else 0)],
+                  **({"seed": seeds[v][r]} if seeds and v in seeds else {}))
+             for r in range(reps) for v, s in scales.items()]
+    make_run(root, boots)
+    write_meta(root, {"run_id": os.path.basename(root), "status": "complete", "clock": "host",
+                      "disk_clocks": {"virtio": clock}, "accel": "tcg"})
+    return root
 
 
 # A default run in small: the job of the pressure fixture's pre-fixed boot

@@ -10,6 +10,7 @@ import pandas as pd
 
 import helpers as H
 from analysis import headline, report, tidy
+from analysis import stats as S
 from lab import labconf
 from analysis.history import runs
 
@@ -97,43 +98,86 @@ class UnseenBouncePages(unittest.TestCase):
 
 
 class ControlsByClock(unittest.TestCase):
-    """A control pair on an instruction-time disk has no noise: a
-    significant row there is the kernels' difference, named with its size
-    (relevant or negligible, never "significant" below its smallest effect
-    of interest); the noise check is about host-time rows only."""
+    """On an instruction-time disk a boot repeats to the instruction: its
+    A/A rows are the split halves (and copies of distinct seeds), whose
+    difference says the clock's verdicts are not to be trusted; a kernel
+    pair on its control disk is the kernels' difference, called real only
+    where both kernels' split halves agree. On host time every control row
+    is a noise check."""
 
     class FakeRun:
         exact_disks = {"ram"}
+        performance_jobs = {"j"}
 
     @staticmethod
     def verdicts(rows):
-        return pd.DataFrame([dict(control=True, primary=True, p_adjusted=p, verdict=v,
-                                  ratio=r, disk=d) for d, v, r, p in rows])
+        """rows: (disk, a, b, verdict, ratio, exact, note)."""
+        out = []
+        for d, a, b, v, r, exact, note in rows:
+            out.append(dict(control=True, primary=True, metric="read_iops", job="j",
+                            pressure="none", disk=d, a=a, b=b, verdict=v, ratio=r, note=note,
+                            pair_kind="A/B" if a.split("[")[0] != b.split("[")[0] else "A/A",
+                            analysis="exact: bound ±0.2%" if exact else "unpaired",
+                            p_value=float("nan") if exact or S.is_too_few(v) else 0.01,
+                            p_adjusted=float("nan") if exact or S.is_too_few(v) else 0.01))
+        return S.relevance(pd.DataFrame(out))
 
-    def test_exact_difference_is_not_noise(self):
-        v = self.verdicts([("ram", "slower", 0.998, 0.01), ("ram", "no significant difference",
-                                                             1.0, 1.0),
-                           ("virtio", "no significant difference", 1.05, 0.8)])
+    HALVES = [("ram", "pre[odd]", "pre[even]", S.NO_DIFF, 1.0, True, "seeds 1 against 2: distinct"),
+              ("ram", "pre-fixed[odd]", "pre-fixed[even]", S.NO_DIFF, 1.0, True,
+               "seeds 1 against 2: distinct")]
+
+    def test_exact_difference_real_where_halves_agree(self):
+        v = self.verdicts([("ram", "pre", "pre-fixed", "slower", 0.95, True, ""),
+                           ("ram", "pre", "pre-fixed", "slower", 0.998, True, ""),
+                           ("virtio", "pre", "pre-fixed", S.NO_DIFF, 1.05, False, "")] +
+                          self.HALVES)
         ok, line = report.controls_line(v, self.FakeRun())
         self.assertTrue(ok)
         self.assertIn("host time: 0 of 1 A/A rows relevant", line)
-        self.assertIn("instruction time (ram): 0 of 2 rows relevant, 1 negligible "
-                      "(at most 0.2%", line)
+        self.assertIn("instruction time (ram): 2 A/A rows with distinct seeds (split halves), "
+                      "0 relevant", line)
+        self.assertIn("kernel pairs on a control disk (ram): 1 of 2 rows relevant (1 up to 5%: "
+                      "real differences between the kernels", line)
+        self.assertIn("1 negligible (at most 0.2%", line)
         # without the run's clocks: the plain noise check, which fails
         ok, line = report.controls_line(v)
         self.assertFalse(ok)
-        self.assertIn("0 of 3 A/A rows relevant, 1 negligible", line)
+        self.assertIn("1 of 5 A/A rows relevant, 1 negligible", line)
 
-    def test_exact_relevant_difference_named(self):
-        v = self.verdicts([("ram", "slower", 0.95, 0.01),
-                           ("virtio", "no significant difference", 1.05, 0.8)])
+    def test_undecided_halves_are_not_real(self):
+        few = S.TOO_FEW + " (min p = 1)"
+        v = self.verdicts([("ram", "pre", "pre-fixed", "slower", 0.95, True, ""),
+                           self.HALVES[0],
+                           ("ram", "pre-fixed[odd]", "pre-fixed[even]", few, 1.0, False, "")])
         ok, line = report.controls_line(v, self.FakeRun())
         self.assertTrue(ok)
-        self.assertIn("1 of 1 rows relevant (up to 5%: real differences", line)
+        self.assertIn("0 relevant, 1 too few repetitions", line)
+        self.assertIn("1 of 1 rows relevant (1 whose split halves could not be decided: "
+                      "not called real)", line)
+        self.assertNotIn("real differences", line)
+
+    def test_halves_that_differ_fire(self):
+        v = self.verdicts([("ram", "pre", "pre-fixed", "slower", 0.95, True, ""),
+                           ("ram", "pre[odd]", "pre[even]", "faster", 1.004, True, ""),
+                           self.HALVES[1]])
+        ok, line = report.controls_line(v, self.FakeRun())
+        self.assertFalse(ok)
+        self.assertIn("0 relevant, 1 negligible: the instruction-time verdicts are NOT to be "
+                      "trusted", line)
+        self.assertIn("(1 whose split halves differ: not called real)", line)
+
+    def test_same_seeds_are_not_a_control(self):
+        v = self.verdicts([("ram", "pre", "pre.2", S.NO_DIFF, 1.0, True,
+                            S.SAME_SEEDS + " (seeds 1 against 1)")])
+        ok, line = report.controls_line(v, self.FakeRun())
+        self.assertIsNone(ok)
+        self.assertIn("0 A/A rows with distinct seeds", line)
+        self.assertIn("1 rows of copies with the same seeds (cannot differ under an exact "
+                      "clock: not counted)", line)
 
     def test_host_noise_still_fails(self):
-        v = self.verdicts([("ram", "no significant difference", 1.0, 1.0),
-                           ("virtio", "costlier", 1.23, 0.03)])
+        v = self.verdicts([("ram", "pre", "pre-fixed", S.NO_DIFF, 1.0, True, ""),
+                           ("virtio", "pre", "pre-fixed", "costlier", 1.23, False, "")])
         ok, line = report.controls_line(v, self.FakeRun())
         self.assertFalse(ok)
         self.assertIn("host-time verdicts are NOT to be trusted", line)

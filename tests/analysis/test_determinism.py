@@ -17,19 +17,7 @@ JOB = "lat-randread-4k-qd1"
 
 
 def run_with(root, scales, clock="insn", probe=None):
-    """Boots of one virtio job, interleaved by rep; scales: {variant:
-    [scale per rep]}; virtio booted under clock. probe: the job is a
-    probed twin whose functions never ran."""
-    reps = len(next(iter(scales.values())))
-    boots = [dict(variant=v, kernel=v.split(".")[0], disk="virtio", pressure="none",
-                  rep=r + 1, jobs=[dict(device="virtio", job=JOB, scale=s[r], probe=probe,
-                                        bounces="absent" if v == "post" else 0)])
-             for r in range(reps) for v, s in scales.items()]
-    H.make_run(root, boots)
-    meta = {"run_id": os.path.basename(root), "status": "complete", "clock": "host",
-            "disk_clocks": {"virtio": clock}, "accel": "tcg"}
-    H.write_meta(root, meta)
-    return tidy.load_run(root)
+    return tidy.load_run(H.exact_run(root, scales, clock, probe))
 
 
 def row(v, metric, a, b):

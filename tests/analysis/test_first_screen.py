@@ -77,7 +77,12 @@ class DefaultRun(unittest.TestCase):
             self.assertGreaterEqual(abs(float(cell) - 1) * 100, 1.0, cell)
         # no "N significant" with N > 0 and no "rows differ" anywhere on it
         self.assertNotRegex(screen, r"[1-9]\d* of \d+ (A/A )?rows (significant|differ)")
-        self.assertRegex(screen, r"instruction time \(ram\): 0 of \d+ rows relevant, \d+ negligible")
+        # the control disk's kernel pairs are the kernels' difference, the
+        # split halves the instruction-time clock's own check
+        self.assertRegex(screen, r"instruction time \(ram, ram-bounce, ram-bounce/ram\): \d+ A/A "
+                         r"rows with distinct seeds \(split halves\)")
+        self.assertRegex(screen, r"kernel pairs on a control disk \(ram\): 0 of \d+ rows "
+                         r"relevant, \d+ negligible")
 
     def test_at_most_40_plot_files(self):
         d = os.path.join(self.rundir, "plots")

@@ -647,9 +647,15 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
             pooled[metric] = _spread(logs) if logs else (np.nan, 0, False)
         exact = disk in exact_disks
 
-        def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics):
+        def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics,
+                 halves=False):
             """The rows of one pair: pick_a/pick_b select a side's values
-            of a metric."""
+            of a metric. halves: a label's split halves, where on an
+            exact clock one rep a side is the control itself (does the
+            seed move the cell beyond the bound?), not a sample too small."""
+            def exact_side(v, mbound):
+                return D.is_deterministic(v, mbound) or (halves and len(v) == 1)
+
             for metric in metrics:
                 g = by_metric[metric]
                 sa = pick_a(g).sort_values(["rep", "boot"])
@@ -657,9 +663,8 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                 va, vb = sa["value"], sb["value"]
                 seed = cell_seed(metric, disk, job, pressure, a, b)
                 mbound = D.metric_bound(metric, bound)
-                if (exact and job in perf_jobs and
-                        D.is_deterministic(va, mbound) and
-                        D.is_deterministic(vb, mbound) and np.median(va) > 0):
+                if (exact and job in perf_jobs and exact_side(va, mbound) and
+                        exact_side(vb, mbound) and np.median(va) > 0):
                     res = exact_compare(metric, va.to_numpy(float),
                                         vb.to_numpy(float), mbound)
                 else:
@@ -716,7 +721,8 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
             # primary metrics only, and only where both halves have values
             pair(split_label(v, ODD), split_label(v, EVEN), half[ODD], half[EVEN], jv, jv,
                  AA, True, None, [m for m in cell_metrics if m in primary and
-                                  all(len(f(by_metric[m])) for f in half.values())])
+                                  all(len(f(by_metric[m])) for f in half.values())],
+                 halves=True)
     df = pd.DataFrame(rows, columns=VERDICT_COLUMNS + ["_up"])
     return relevance(adjust(df), min_effect)
 

@@ -150,6 +150,19 @@ lh_stop()	# lh_stop SIGNAL: signal lowhog, reap it, set LH_RC
 	LH_RC=$?
 }
 
+# lh_freeze WANT: SIGUSR1, then lowhog's newest "frozen" line, a new one,
+# must be WANT; a failure stops lowhog.
+lh_freeze()
+{
+	local n
+	n=$(grep -c '^frozen' "$TMP/lh.out")
+	kill -USR1 "$LH_PID"
+	wait_for 5 eval '[ "$(grep -c "^frozen" "$TMP/lh.out")" -gt '"$n"' ]' ||
+		{ echo "no new 'frozen' line"; cat "$TMP/lh.out" "$TMP/lh.err"; lh_stop TERM; return 1; }
+	expect "frozen line" "$(grep '^frozen' "$TMP/lh.out" | tail -n 1)" "$1" ||
+		{ lh_stop TERM; return 1; }
+}
+
 # lh_fail ARGS...: lowhog must exit 1 within 10 s, saying why
 lh_fail()
 {
@@ -291,12 +304,8 @@ t_lh_freeze()
 	printf 'LowFree: 5000 kB\nHighFree: 777 kB\n' >"$mi"
 	lh_start -l 4 -m "$mi"
 	lh_holding || return 1
-	kill -USR1 "$LH_PID"
-	wait_for 5 grep -q '^frozen' "$TMP/lh.out" ||
-		{ echo "no 'frozen' line"; cat "$TMP/lh.out" "$TMP/lh.err"; lh_stop TERM; return 1; }
-	expect "frozen line" "$(grep '^frozen' "$TMP/lh.out")" \
-		"frozen LowFree=5000 kB target=4096 kB HighFree=777 kB children=0 pte_pages=0" ||
-		{ lh_stop TERM; return 1; }
+	lh_freeze "frozen LowFree=5000 kB target=4096 kB HighFree=777 kB children=0 pte_pages=0" ||
+		return 1
 	printf 'LowFree: 90000 kB\nHighFree: 777 kB\n' >"$mi"
 	sleep 3
 	[ -z "$(kids_of "$LH_PID")" ] ||
@@ -388,23 +397,15 @@ t_lh_high_regulates()
 	wait_for 5 eval '[ "$(lh_rss_kb)" -ge $((rss0 + 9000)) ]' ||
 		{ echo "reserve not written: VmRSS $(lh_rss_kb) kB from $rss0"; lh_stop TERM; return 1; }
 	printf 'LowFree: 4100 kB\nHighFree: 20100 kB\n' >"$mi"
-	kill -USR1 "$LH_PID"
-	wait_for 5 grep -q '^frozen' "$TMP/lh.out" ||
-		{ echo "no 'frozen' line"; cat "$TMP/lh.out" "$TMP/lh.err"; lh_stop TERM; return 1; }
-	expect "frozen line" "$(grep '^frozen' "$TMP/lh.out")" \
-		"frozen LowFree=4100 kB target=4096 kB HighFree=20100 kB high_target=20000 kB high_held=10000 kB children=0 pte_pages=0" ||
-		{ lh_stop TERM; return 1; }
+	lh_freeze "frozen LowFree=4100 kB target=4096 kB HighFree=20100 kB high_target=20000 kB high_held=10000 kB children=0 pte_pages=0" ||
+		return 1
 	printf 'LowFree: 4100 kB\nHighFree: 15000 kB\n' >"$mi"
 	kill -USR2 "$LH_PID"
 	wait_for 5 eval '[ "$(lh_rss_kb)" -le $((rss0 + 6000)) ]' ||
 		{ echo "reserve not dropped: VmRSS $(lh_rss_kb) kB from $rss0"; lh_stop TERM; return 1; }
 	printf 'LowFree: 4100 kB\nHighFree: 20000 kB\n' >"$mi"
-	kill -USR1 "$LH_PID"
-	wait_for 5 eval '[ "$(grep -c "^frozen" "$TMP/lh.out")" = 2 ]' ||
-		{ echo "no second 'frozen' line"; cat "$TMP/lh.out"; lh_stop TERM; return 1; }
-	expect "second frozen line" "$(grep '^frozen' "$TMP/lh.out" | tail -n 1)" \
-		"frozen LowFree=4100 kB target=4096 kB HighFree=20000 kB high_target=20000 kB high_held=5000 kB children=0 pte_pages=0" ||
-		{ lh_stop TERM; return 1; }
+	lh_freeze "frozen LowFree=4100 kB target=4096 kB HighFree=20000 kB high_target=20000 kB high_held=5000 kB children=0 pte_pages=0" ||
+		return 1
 	lh_stop TERM || return 1
 	expect "exit status" "$LH_RC" 0
 }

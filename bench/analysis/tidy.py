@@ -367,6 +367,19 @@ def _within_boot_costs(tidy, lab):
     return out
 
 
+def _instances_averaged(rows):
+    """One row per boot, disk, job and metric: a job run more than once in
+    a boot (a pressure job's instances, each from its dose) gives the mean
+    of its instances. The boot is the unit of every test (its seed, one
+    trajectory); its instances average what reclaim's chaos adds within
+    it, as more boots would at the cost of a boot's set-up each."""
+    out = {}
+    for r in rows:
+        k = (r["boot"], r["disk"], r["job"], r["metric"])
+        out.setdefault(k, (r, []))[1].append(r["value"])
+    return [dict(r, value=float(np.mean(v))) for r, v in out.values()]
+
+
 def load_run(path):
     """Read a run folder. Raises RunError when there is nothing to read."""
     if not os.path.isdir(path):
@@ -446,6 +459,7 @@ def load_run(path):
             curves += [dict(direction=d, percentile=p, clat_us=v, **base)
                        for d, p, v in curve]
 
+    tidy = _instances_averaged(tidy)
     tidy += _within_boot_ratios(tidy, lab)
     tidy += _within_boot_costs(tidy, lab)
 

@@ -187,6 +187,30 @@ class DoseTest(unittest.TestCase):
         v = stats.verdicts(r, n_boot=50)
         self.assertFalse(v["metric"].isin(["write_bw", "read_lat_p99_us"]).any())
 
+    def test_instances_of_a_job_in_a_boot_are_averaged(self):
+        """A pressure job run twice in a boot (more writebacks per boot,
+        each from its own dose) is one value per boot: their mean."""
+        import glob
+        import json
+        one = self.run_with(NEW)
+        bw = lambda r: r.tidy[(r.tidy["metric"] == "write_bw") &
+                              (r.tidy["variant"] == "pre-fixed")]["value"]
+        first = float(bw(one).iloc[0])
+        run = tempfile.mkdtemp(dir=self.tmp.name)
+        shutil.copytree(os.path.join(H.HERE, "fixtures", "pressure-run"), run, dirs_exist_ok=True)
+        for d in glob.glob(os.path.join(run, "boots", "*", "guest", "jobs", "01-*")):
+            H.write_text(os.path.join(d, "dose"), NEW)
+            twin = d.replace("/01-", "/02-")
+            shutil.copytree(d, twin)
+            fio = H.read_json(os.path.join(twin, "fio.json"))
+            for j in fio["jobs"]:
+                j["write"]["bw_bytes"] *= 2
+                j["write"]["bw"] *= 2
+            H.write_text(os.path.join(twin, "fio.json"), json.dumps(fio))
+        got = bw(tidy.load_run(run))
+        self.assertEqual(len(got), 1)
+        self.assertAlmostEqual(float(got.iloc[0]), 1.5 * first, places=3)
+
     def test_unsettled_is_excluded(self):
         _, info, _ = tidy.job_metrics(self.job(DOSE.replace(" children=", " unsettled children=")))
         self.assertEqual(info["dose_off"], "dose off band: lowhog unsettled (did not reach its band)")

@@ -89,9 +89,14 @@ class DoseTest(unittest.TestCase):
                                                          "HighFree:          20500")), LAB, "full24")
         self.assertEqual(why, "dose off band: HighFree 20,500 kB, 1,060 kB over its target "
                          "19,440 kB (band ±512 kB)")
-        _, why = tidy.dose_check(self.read(NEW.replace(" children=", " unsettled children=")),
+        # unsettled, but within the band: measured; off it, the reason says both
+        unsettled = NEW.replace(" children=", " unsettled children=")
+        self.assertEqual(tidy.dose_check(self.read(unsettled), LAB, "full24")[1], "")
+        _, why = tidy.dose_check(self.read(unsettled.replace("HighFree:          19500",
+                                                             "HighFree:          20500")),
                                  LAB, "full24")
-        self.assertEqual(why, "dose off band: lowhog unsettled (did not reach its band)")
+        self.assertEqual(why, "dose off band: HighFree 20,500 kB, 1,060 kB over its target "
+                         "19,440 kB (band ±512 kB); lowhog unsettled")
         # HighFree not held (highfree_kb=0): only LowFree is checked
         off, why = tidy.dose_check(self.read(NEW.replace("highfree_kb=19440", "highfree_kb=0")),
                                    LAB, "full24")
@@ -211,9 +216,11 @@ class DoseTest(unittest.TestCase):
         self.assertEqual(len(got), 1)
         self.assertAlmostEqual(float(got.iloc[0]), 1.5 * first, places=3)
 
-    def test_unsettled_is_excluded(self):
-        _, info, _ = tidy.job_metrics(self.job(DOSE.replace(" children=", " unsettled children=")))
-        self.assertEqual(info["dose_off"], "dose off band: lowhog unsettled (did not reach its band)")
+    def test_unsettled_within_band_is_measured_with_a_warning(self):
+        _, info, _ = tidy.job_metrics(self.job(NEW.replace(" children=", " unsettled children=")),
+                                      pressure="full24")
+        self.assertEqual(info["dose_off"], "")
+        self.assertTrue(any("froze unsettled" in w for w in info["warnings"]))
 
 
 if __name__ == "__main__":

@@ -662,7 +662,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                 sb = pick_b(g).sort_values(["rep", "boot"])
                 va, vb = sa["value"], sb["value"]
                 seed = cell_seed(metric, disk, job, pressure, a, b)
-                mbound = D.metric_bound(metric, bound)
+                mbound = D.metric_bound(metric, bound, disk)
                 if (exact and job in perf_jobs and exact_side(va, mbound) and
                         exact_side(vb, mbound) and np.median(va) > 0):
                     res = exact_compare(metric, va.to_numpy(float),

@@ -235,7 +235,7 @@ test_bounds()
 mkdir -p "$RUNS"
 # seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; six counts; two
 # divergences; three bounds
-t_plan 80
+t_plan 81
 test_truth_table
 test_insn_counts
 test_divergence

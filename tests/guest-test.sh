@@ -233,7 +233,7 @@ test_bounds()
 }
 
 mkdir -p "$RUNS"
-# seven rows of 2 + 6, 8, 16, 8, 4, 8, 5 checks; six counts; two
+# seven rows of 2 + 6, 8, 16, 5, 8, 8, 5 checks; six counts; two
 # divergences; three bounds
 t_plan 81
 test_truth_table

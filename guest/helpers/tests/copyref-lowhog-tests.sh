@@ -381,6 +381,16 @@ t_lh_high_bad()
 	return $rc
 }
 
+# lh_freeze_held MEMINFO HIGHFREE: freeze lowhog -l 4 -H 20000 at a
+# reading of LowFree 4100 kB and HIGHFREE kB; HELD: what its reserve holds
+lh_freeze_held()
+{
+	printf 'LowFree: 4100 kB\nHighFree: %s kB\n' "$2" >"$1"
+	lh_freeze "frozen LowFree=4100 kB target=4096 kB HighFree=$2 kB high_target=20000 kB high_held=[0-9]+ kB children=0 pte_pages=0" ||
+		return 1
+	HELD=$(sed 's/.*high_held=\([0-9]*\).*/\1/' <<<"$FROZEN")
+}
+
 # lh_rss_kb: lowhog's own resident memory (its highmem reserve)
 lh_rss_kb() { awk '$1 == "VmRSS:" { print $2 }' "/proc/$LH_PID/status"; }
 
@@ -392,7 +402,7 @@ t_lh_high_regulates()
 {
 	local mi=$TMP/meminfo.high rss0
 
-	local held held2
+	local held
 
 	printf 'LowFree: 5000 kB\nHighFree: 30000 kB\n' >"$mi"
 	lh_start -l 4 -H 20000 -b 256 -m "$mi"
@@ -400,22 +410,17 @@ t_lh_high_regulates()
 	rss0=$(lh_rss_kb)
 	wait_for 5 eval '[ "$(lh_rss_kb)" -ge $((rss0 + 4500)) ]' ||
 		{ echo "reserve not written: VmRSS $(lh_rss_kb) kB from $rss0"; lh_stop TERM; return 1; }
-	printf 'LowFree: 4100 kB\nHighFree: 20100 kB\n' >"$mi"
-	lh_freeze "frozen LowFree=4100 kB target=4096 kB HighFree=20100 kB high_target=20000 kB high_held=[0-9]+ kB children=0 pte_pages=0" ||
-		return 1
-	held=$(sed 's/.*high_held=\([0-9]*\).*/\1/' <<<"$FROZEN")
+	lh_freeze_held "$mi" 20100 || return 1
+	held=$HELD
 	[ "$held" -ge 5000 ] && [ $((held % 5000)) = 0 ] ||
 		{ echo "held $held kB: want steps of 5000 kB"; lh_stop TERM; return 1; }
 	printf 'LowFree: 4100 kB\nHighFree: 15000 kB\n' >"$mi"
 	kill -USR2 "$LH_PID"
 	wait_for 5 eval '[ "$(lh_rss_kb)" -le $((rss0 + held - 2000)) ]' ||
 		{ echo "reserve not dropped: VmRSS $(lh_rss_kb) kB from $rss0 + $held"; lh_stop TERM; return 1; }
-	printf 'LowFree: 4100 kB\nHighFree: 20000 kB\n' >"$mi"
-	lh_freeze "frozen LowFree=4100 kB target=4096 kB HighFree=20000 kB high_target=20000 kB high_held=[0-9]+ kB children=0 pte_pages=0" ||
-		return 1
-	held2=$(sed 's/.*high_held=\([0-9]*\).*/\1/' <<<"$FROZEN")
-	[ "$held2" -lt "$held" ] && [ $(((held - held2) % 2500)) = 0 ] ||
-		{ echo "held $held2 kB after $held: want steps of 2500 kB back"; lh_stop TERM; return 1; }
+	lh_freeze_held "$mi" 20000 || return 1
+	[ "$HELD" -lt "$held" ] && [ $(((held - HELD) % 2500)) = 0 ] ||
+		{ echo "held $HELD kB after $held: want steps of 2500 kB back"; lh_stop TERM; return 1; }
 	lh_stop TERM || return 1
 	expect "exit status" "$LH_RC" 0
 }

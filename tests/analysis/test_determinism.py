@@ -46,7 +46,8 @@ class Spread(unittest.TestCase):
         # a within-boot ratio of percentiles: a bucket on each side
         self.assertAlmostEqual(D.metric_bound("read_lat_p99_us", 0.2, "ram-bounce/ram"), 200 / 64)
         self.assertAlmostEqual(D.metric_bound("read_lat_p99_us", 0.2, "ram-bounce"), 100 / 64)
-        self.assertEqual(D.metric_bound("read_iops", 0.2, "ram-bounce/ram"), 0.2)
+        self.assertAlmostEqual(D.metric_bound("read_iops", 0.2, "ram-bounce/ram"), 0.4)
+        self.assertEqual(D.metric_bound("read_iops", 0.2, "ram-bounce"), 0.2)
 
 
 class ExactCells(unittest.TestCase):

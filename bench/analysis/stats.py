@@ -57,8 +57,10 @@ Split halves: under an exact clock, for every label of a performance job
 (no probed twin) with odd and even reps, its odd reps against its even
 reps (a "LABEL[odd]", b "LABEL[even]", pair_kind "A/A", control), primary
 metrics only, by the same machinery as a pair of labels: an A/A of
-distinct seeds that needs no extra boot. With 1 or 2 reps a half the test
-cannot decide ("too few repetitions"), the bound can from 2 reps a half.
+distinct seeds that needs no extra boot. On an exact clock the bound
+decides them from 1 rep a half (what the seed moves a cell by); where a
+half spreads beyond it, the test, which says "too few repetitions" below
+4 reps a half.
 
 MDE (mde_pct). The change these reps would detect with 80 % power at the
 5 % level (per row, before adjustment): exp((t_0.975 + t_0.80) * s *

@@ -75,7 +75,7 @@ test_dry_run()
 	echo 'bl_deps_install() { touch "$BL_ROOT/kernels/BUILT"; return 1; }' >>"$sb/lib/deps.sh"
 
 	# default matrix, first round: every entry under insn in its 2
-	# exact_reps (ram-bounce+ram, usb-pio, and ram-bounce+ram under
+	# exact_reps (ram-bounce+ram, usb-pio, and ram-bounce alone under
 	# full24): 18 boots for 3 variants, 2 side by side; the rest of an
 	# entry's reps come on top only when it spreads
 	out=$("$sb/run.sh" compare --dry-run -j 2 2>&1) || rc=$?
@@ -84,9 +84,9 @@ test_dry_run()
 	   [ "$(grep -cE '^  [0-9]+ ' <<<"$out")" = 18 ] &&
 	   grep -Eq '^  1 +pre +ram-bounce\+ram +none +1 +insn$' <<<"$out" &&
 	   grep -Eq '^  6 +post +usb-pio +none +1 +insn$' <<<"$out" &&
-	   grep -Eq '^  7 +pre +ram-bounce\+ram +full24 +1 +insn$' <<<"$out" &&
+	   grep -Eq '^  7 +pre +ram-bounce +full24 +1 +insn$' <<<"$out" &&
 	   grep -Eq '^  15 +post +usb-pio +none +2 +insn$' <<<"$out" &&
-	   grep -Eq '^  18 +post +ram-bounce\+ram +full24 +2 +insn$' <<<"$out"; then
+	   grep -Eq '^  18 +post +ram-bounce +full24 +2 +insn$' <<<"$out"; then
 		t_ok "compare --dry-run, no earlier run: 18 boots in order, the stated default guess"
 	else
 		t_fail "compare --dry-run, no earlier run: 18 boots in order, the stated default guess" \
@@ -104,7 +104,7 @@ test_dry_run()
 	out=$("$sb/run.sh" compare --dry-run -j 2 2>&1) || rc=$?
 	if [ $rc = 0 ] &&
 	   grep -Eq '^  usb-pio +none +6 boot\(s\) x +60s, side by side$' <<<"$out" &&
-	   grep -Eq '^  ram-bounce\+ram +full24 +6 boot\(s\) x +47s, side by side \(no earlier' <<<"$out" &&
+	   grep -Eq '^  ram-bounce +full24 +6 boot\(s\) x +47s, side by side \(no earlier' <<<"$out" &&
 	   grep -q 'total: about 7m40s' <<<"$out"; then
 		t_ok "compare --dry-run: estimate from the newest runs' ok boots, per disk and pressure (7m40s)"
 	else

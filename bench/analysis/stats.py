@@ -631,37 +631,43 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
     seeds = dict(zip(run.boots["boot"], run.boots["seed"]))
     cells = sorted(set(map(tuple, jobs[["disk", "job", "pressure"]].to_numpy())) |
                    set(map(tuple, tidy[["disk", "job", "pressure"]].to_numpy())))
+    # each table split by cell once (filtering it per cell took most of
+    # the analysis' time)
+    key = ["disk", "job", "pressure"]
+    job_cells = {k: g for k, g in jobs.groupby(key, sort=False)}
+    tidy_cells = {k: g for k, g in tidy.groupby(key, sort=False)}
     for disk, job, pressure in cells:
         # a within-boot ratio "A/B" (tidy.py) answers for the jobs of A
         jdisk = str(disk).split("/")[0]
-        cjobs = jobs[(jobs["disk"] == jdisk) & (jobs["job"] == job) &
-                     (jobs["pressure"] == pressure)]
+        cjobs = job_cells.get((jdisk, job, pressure), jobs.iloc[:0])
         labels = pair_order(run, list(dict.fromkeys(cjobs["variant"])))
-        cell = tidy[(tidy["disk"] == disk) & (tidy["job"] == job) &
-                    (tidy["pressure"] == pressure)]
+        cell = tidy_cells.get((disk, job, pressure), tidy.iloc[:0])
         cell_metrics = sorted(set(cell["metric"]), key=M.order)
         primary = {m: slot for slot, m in M.primary_metrics(job, cell_metrics).items()}
-        by_metric = {m: g for m, g in cell.groupby("metric")}
+        # in rep order once: a side's values are picked from it in order
+        # ((rep, boot) is one value of a label)
+        by_metric = {m: g.sort_values(["rep", "boot"]) for m, g in cell.groupby("metric")}
+        # and each metric's values by label
+        by_label = {m: dict(tuple(g.groupby("variant", sort=False))) for m, g in by_metric.items()}
+        empty = cell.iloc[:0]
         pooled = {}
-        for metric, g in by_metric.items():
-            groups = [g[g["variant"] == v]["value"].to_numpy(float) for v in labels]
+        for metric in by_metric:
+            groups = [by_label[metric].get(v, empty)["value"].to_numpy(float) for v in labels]
             logs = _logs(*[x for x in groups if len(x)])
             pooled[metric] = _spread(logs) if logs else (np.nan, 0, False)
         exact = disk in exact_disks
 
         def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics,
                  halves=False):
-            """The rows of one pair: pick_a/pick_b select a side's values
-            of a metric. halves: a label's split halves, where on an
+            """The rows of one pair: pick_a/pick_b give a side's rows of
+            a metric, in rep order. halves: a label's split halves, where on an
             exact clock one rep a side is the control itself (does the
             seed move the cell beyond the bound?), not a sample too small."""
             def exact_side(v, mbound):
                 return D.is_deterministic(v, mbound) or (halves and len(v) == 1)
 
             for metric in metrics:
-                g = by_metric[metric]
-                sa = pick_a(g).sort_values(["rep", "boot"])
-                sb = pick_b(g).sort_values(["rep", "boot"])
+                sa, sb = pick_a(metric), pick_b(metric)
                 va, vb = sa["value"], sb["value"]
                 seed = cell_seed(metric, disk, job, pressure, a, b)
                 mbound = D.metric_bound(metric, bound, disk)
@@ -695,7 +701,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                                  **res))
 
         def label_of(v):
-            return lambda g: g[g["variant"] == v]
+            return lambda m: by_label[m].get(v, empty)
 
         for i, a in enumerate(labels):
             for b in labels[i + 1:]:
@@ -718,12 +724,14 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
             if {r % 2 for r in reps} != {0, 1}:
                 continue
             jv = cjobs[cjobs["variant"] == v]
-            half = {h: (lambda g, p=p, v=v: g[(g["variant"] == v) & (g["rep"] % 2 == p)])
-                    for h, p in ((ODD, 1), (EVEN, 0))}
+            def half_of(m, p, v=v):
+                x = by_label[m].get(v, empty)
+                return x[x["rep"] % 2 == p]
+            half = {h: (lambda m, p=p: half_of(m, p)) for h, p in ((ODD, 1), (EVEN, 0))}
             # primary metrics only, and only where both halves have values
             pair(split_label(v, ODD), split_label(v, EVEN), half[ODD], half[EVEN], jv, jv,
                  AA, True, None, [m for m in cell_metrics if m in primary and
-                                  all(len(f(by_metric[m])) for f in half.values())],
+                                  all(len(f(m)) for f in half.values())],
                  halves=True)
     df = pd.DataFrame(rows, columns=VERDICT_COLUMNS + ["_up"])
     return relevance(adjust(df), min_effect)

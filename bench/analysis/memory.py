@@ -40,7 +40,7 @@ FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
              "bounce_pages_taken", "bounce_alloc_us_per_page"]
 # What pressure does to a job, most telling first.
 # (The reader's IOPS and the dose: dose_lines.)
-PRESSURE_METRICS = ["write_bw", "read_lat_mean_us", "read_lat_p99_us", "read_lat_p99.9_us",
+PRESSURE_METRICS = ["write_bw", "read_late_1ms_pct", "read_lat_mean_us", "read_lat_p99_us", "read_lat_p99.9_us",
                     "pgsteal_per_mib_written", "psi_some_us_per_mib_written", "psi_some_us_per_s",
                     "allocstall_per_mib_written", "pgscan_per_mib_written",
                     "psi_full_us_per_s", "lowfree_min_kb", "cpu_s_per_gib",
@@ -419,6 +419,52 @@ def undecided_line(run, verdicts):
     cost = deciding_cost(run, keys)
     return (f"{head}: `./run.sh compare --set {DECIDING_SET}` decides them tighter"
             + (f" ({cost})" if cost else "") + ".")
+
+
+# The time stalled on memory is said, not tested: with the dose held it
+# spreads so widely from one writeback to the next (sd of its log 0.33 to
+# 0.47 in 16 boots a kernel, FINDINGS.md) that no run the lab can pay
+# for decides it to ±DECIDED_MDE_PCT. Each run states its own spread.
+STALLS = "psi_some_us_per_mib_written"
+
+
+def stalls_line(run, verdicts):
+    """Why PSI is not a verdict, from this run: its spread between boots
+    of one kernel on the candidate disk (sd of the log), the widest MDE of
+    the bounce kernel against another, and the reps a side
+    ±DECIDED_MDE_PCT would take (an MDE shrinks as 1/sqrt of the reps);
+    "" without a pressure job or PSI samples."""
+    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    lvls = [p for p in levels(run) if p != L.NO_PRESSURE]
+    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    if not pressure_jobs or not lvls or not bnc or verdicts is None or verdicts.empty:
+        return ""
+    t = run.tidy
+    t = t[(t["pressure"] == lvls[0]) & t["job"].isin(pressure_jobs) & (t["metric"] == STALLS)
+          & (t["value"] > 0)]
+    t = t[[not C.is_ratio(d) and ROLES.is_candidate(run, d) for d in t["disk"]]]
+    if t.empty:
+        return ""
+    disk, job = t["disk"].iloc[0], sorted(set(t["job"]))[0]
+    t = t[(t["disk"] == disk) & (t["job"] == job)]
+    sds = np.log(t["value"]).groupby(t["variant"]).std().dropna()
+    if sds.empty:
+        return ""
+    mdes = []
+    for o in [x for x in dict.fromkeys(t["variant"]) if x not in bnc]:
+        c = md.oriented(verdicts, STALLS, disk, job, lvls[0], bnc[0], o)
+        if c is not None and np.isfinite(c["mde"]):
+            mdes.append(float(c["mde"]))
+    lo, hi = md.fmt(float(sds.min()), 2), md.fmt(float(sds.max()), 2)
+    line = (f"{M.label(STALLS)} is said, not tested: with the dose held it spreads by "
+            f"{lo if lo == hi else f'{lo}-{hi}'} (sd of its log, between boots of one kernel)")
+    n = _pressure_reps(run)
+    if mdes and n:
+        need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
+        line += (f"; at {n} rep{'s' if n != 1 else ''} a side it could detect "
+                 f"±{md.fmt(max(mdes), 2)}%, and ±{DECIDED_MDE_PCT:g}% would take about "
+                 f"{need} reps a side")
+    return line + "."
 
 
 def first_screen_line(run, verdicts):

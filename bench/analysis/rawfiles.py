@@ -233,6 +233,20 @@ def _rate_iops(job, glob, d):
     return int(v) if v.isdigit() and int(v) > 0 else None
 
 
+def _late_pct(jobs, parts, d):
+    """The % of a steady reader's (or writer's) I/Os that took a
+    millisecond or more: the sum of fio's latency_ms buckets (each of them
+    1 ms and up). The buckets are per entry, all directions together, so
+    only where one entry moved data this way and no other way; else None."""
+    movers = [j for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
+    if len(movers) != 1:
+        return None
+    if any((movers[0].get(o) or {}).get("total_ios") for o in ("read", "write") if o != d):
+        return None
+    ms = movers[0].get("latency_ms")
+    return float(sum(ms.values())) if isinstance(ms, dict) and ms else None
+
+
 def fio_directions(fio):
     """Per direction that moved data: summed throughput and latency stats.
 
@@ -242,8 +256,9 @@ def fio_directions(fio):
     and a reader side by side keep both). Latency is fio's three: slat
     (submission), clat (completion) and lat (their sum, the whole I/O;
     its percentiles only where the job sets lat_percentiles=1), and the
-    IOPS offered (rate_iops, None where not every entry had one). Times
-    stay in ns.
+    IOPS offered (rate_iops, None where not every entry had one) and, where
+    one was offered, the % of I/Os of 1 ms or more (late_pct). Times stay
+    in ns.
     """
     jobs = (fio or {}).get("jobs") or []
     out = {}
@@ -275,6 +290,7 @@ def fio_directions(fio):
         rates = [_rate_iops(j, fio.get("global options") or {}, d)
                  for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
         rec["rate_iops"] = sum(rates) if None not in rates else None
+        rec["late_pct"] = _late_pct(jobs, parts, d) if rec["rate_iops"] else None
         rec["percentiles"] = rec.pop("clat_percentiles")
         rec.pop("slat_percentiles")
         out[d] = rec

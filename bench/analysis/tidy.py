@@ -188,6 +188,8 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
         rows.append((f"{d}_bw", rec["bw_bytes"]))
         if rec["rate_iops"]:
             rows.append((f"{d}_iops_offered_pct", 100 * rec["iops"] / rec["rate_iops"]))
+        if rec.get("late_pct") is not None:
+            rows.append((f"{d}_late_1ms_pct", rec["late_pct"]))
         for kind in ("slat", "clat", "lat"):
             if rec[f"{kind}_mean_ns"] is not None:
                 rows.append((f"{d}_{kind}_mean_us", rec[f"{kind}_mean_ns"] / 1000.0))

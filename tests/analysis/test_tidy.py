@@ -235,6 +235,26 @@ class FixtureRun(unittest.TestCase):
                                    100 * reader["read"]["iops"] / 2000)
             self.assertNotIn("write_iops_offered_pct", got)
 
+    def test_a_steady_readers_late_share(self):
+        # the % of its reads of 1 ms or more: fio's latency_ms buckets,
+        # only where the reader was offered a rate and moved only reads
+        with tempfile.TemporaryDirectory() as tmp:
+            job = os.path.join(tmp, "job")
+            H.make_job(job, "ram")
+            fio = H.read_json(os.path.join(job, "fio.json"))
+            reader = [j for j in fio["jobs"] if j["jobname"] == "reader"][0]
+            reader["latency_ms"] = {"2": 0.25, "4": 1.5, "10": 0.0, ">=2000": 0.01}
+            H.write_text(os.path.join(job, "fio.json"), json.dumps(fio))
+            self.assertNotIn("read_late_1ms_pct", dict(tidy.job_metrics(job)[0]))
+            reader["job options"]["rate_iops"] = "500"
+            H.write_text(os.path.join(job, "fio.json"), json.dumps(fio))
+            got = dict(tidy.job_metrics(job)[0])
+            self.assertAlmostEqual(got["read_late_1ms_pct"], 1.76)
+            self.assertNotIn("write_late_1ms_pct", got)
+            reader["write"] = dict(reader["read"])
+            H.write_text(os.path.join(job, "fio.json"), json.dumps(fio))
+            self.assertNotIn("read_late_1ms_pct", dict(tidy.job_metrics(job)[0]))
+
     def test_missing_vmstat_keys_drop_metric(self):
         with tempfile.TemporaryDirectory() as tmp:
             job = os.path.join(tmp, "job")

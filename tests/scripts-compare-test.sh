@@ -34,6 +34,32 @@ test_compare_analysis_fails()
 		t_fail "run.sh compare: boots and analysis ok: exit 0" "exit $rc" "$(tail -n 5 <<<"$out")"
 }
 
+# --- bench/compare: the KVM probe's answer is kept --------------------------
+
+# The first run with --accel auto probes KVM with a short boot (the fake
+# QEMU reaches /init: kvm) and keeps the answer in the cache; the next
+# one boots no probe and says where its answer came from.
+test_accel_probe_kept()
+{
+	local sb rc=0 out
+	local small=(--variants pre --disks virtio --pressure none --reps 1 --jobs smoke-randread
+		--probe-jobs none --integrity-jobs none --pressure-disks none --accel auto)
+	sb=$(run_sh_sandbox accel-kept)
+	: >"$WORK/fake-kvm-kept"
+	stub "$sb/bench/analyze" 'exit 0'
+	out=$(BL_KVM_DEV=$WORK/fake-kvm-kept "$sb/run.sh" compare "${small[@]}" --run-id kvm-1 2>&1) || rc=$?
+	out+=$(BL_KVM_DEV=$WORK/fake-kvm-kept "$sb/run.sh" compare "${small[@]}" --run-id kvm-2 2>&1) || rc=$?
+	if [ $rc = 0 ] && [ -e "$sb/results/kvm-1/accel-probe.serial.log.started" ] &&
+	   [ ! -e "$sb/results/kvm-2/accel-probe.serial.log.started" ] &&
+	   grep -q '^probe not run: kvm, as probed before for ' "$sb/results/kvm-2/accel-probe.serial.log" &&
+	   grep -q '"accel": "kvm"' "$sb/results/kvm-2/meta.json"; then
+		t_ok "compare: the KVM probe's answer is kept, and the next run boots no probe"
+	else
+		t_fail "compare: the KVM probe's answer is kept, and the next run boots no probe" \
+			"exit $rc" "$(tail -n 5 <<<"$out")" "$(cat "$sb/results/kvm-2/accel-probe.serial.log" 2>&1)"
+	fi
+}
+
 # --- bench/compare: two runs checking their job files at once ---------------
 
 # Two compares whose guest fio rejects their job files at the same moment
@@ -314,8 +340,9 @@ test_pressure_boots()
 			"exit $rc" "$out"
 }
 
-t_plan 18
+t_plan 19
 test_compare_analysis_fails
+test_accel_probe_kept
 test_parse_out_private
 test_clocks
 test_pressure_boots

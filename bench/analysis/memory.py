@@ -423,8 +423,9 @@ def undecided_line(run, verdicts):
 
 # The time stalled on memory is said, not tested: with the dose held it
 # spreads so widely from one writeback to the next (sd of its log 0.33 to
-# 0.47 in 16 boots a kernel, FINDINGS.md) that no run the lab can pay
-# for decides it to ±DECIDED_MDE_PCT. Each run states its own spread.
+# 0.47; a boot's mean of three, 0.10-0.18: FINDINGS.md) that no run the
+# lab can pay for decides it to ±DECIDED_MDE_PCT (the writeback set's 12
+# reps: ±18 %, about 38 reps for ±10 %). Each run states its own spread.
 STALLS = "psi_some_us_per_mib_written"
 
 

@@ -219,7 +219,9 @@ def dose_lines(run):
             jv, tv = dosed[dosed["variant"] == v], t[(t["pressure"] == p) & (t["variant"] == v)]
             cells = [str(len(jv)), str(int((jv["state"] == "excluded").sum()))]
             for zone in ("highfree", "lowfree"):
-                x = tv[tv["metric"] == f"dose_{zone}_off_kb"]["value"]
+                m = f"dose_{zone}_off_kb"
+                # per job (a boot's instances apart), else per boot
+                x = (jv[m].dropna() if m in jv else tv[tv["metric"] == m]["value"])
                 cells.append(f"{md.fmt(x.median(), 4)} ({md.fmt(x.min(), 4)} to "
                              f"{md.fmt(x.max(), 4)})" if len(x) else "not held")
             rows.append(f"| {v} | " + " | ".join(cells + [_kept_up(tv) or "no rate offered"]) + " |")

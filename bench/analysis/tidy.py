@@ -377,6 +377,10 @@ def _within_boot_costs(tidy, lab):
     return out
 
 
+# How far a job's dose was off its targets, kB (rawfiles.read_dose).
+DOSE_OFFSETS = ("dose_highfree_off_kb", "dose_lowfree_off_kb")
+
+
 def _instances_averaged(rows):
     """One row per boot, disk, job and metric: a job run more than once in
     a boot (a pressure job's instances, each from its dose) gives the mean
@@ -454,6 +458,9 @@ def load_run(path):
             rows, info, curve = job_metrics(jdir, boot, rel, b.pressure)
             warnings += info.pop("warnings")
             jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
+            # each job's own dose (tidy has a boot's mean of its instances)
+            got = dict(rows)
+            jrow.update({m: got.get(m, np.nan) for m in DOSE_OFFSETS})
             jobs.append(jrow)
             # a job that started from another dose than its level's is no
             # measure of that level: listed, and only its dose (its input,

@@ -215,6 +215,14 @@ class DoseTest(unittest.TestCase):
         got = bw(tidy.load_run(run))
         self.assertEqual(len(got), 1)
         self.assertAlmostEqual(float(got.iloc[0]), 1.5 * first, places=3)
+        # the dose table gives each instance's own dose, not their mean
+        from analysis import memory
+        for d in glob.glob(os.path.join(run, "boots", "*", "guest", "jobs", "02-*")):
+            H.write_text(os.path.join(d, "dose"),
+                         NEW.replace("HighFree:          19500", "HighFree:          19700"))
+        r = tidy.load_run(run)
+        self.assertEqual(sorted(r.jobs["dose_highfree_off_kb"]), [60.0] * 3 + [260.0] * 3)
+        self.assertIn("| pre-fixed | 2 | 0 | 160 (60 to 260) |", "\n".join(memory.dose_lines(r)))
 
     def test_unsettled_within_band_is_measured_with_a_warning(self):
         _, info, _ = tidy.job_metrics(self.job(NEW.replace(" children=", " unsettled children=")),

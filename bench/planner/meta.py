@@ -73,6 +73,10 @@ def _build_info(path):
         return None
 
 
+def git_revision(root):
+    return _cmd(["git", "-C", root, "describe", "--always", "--dirty"]) or "unknown"
+
+
 def build(run, p, status, root, cache, lab, lab_file):
     """The meta.json dict of a run at this point."""
     with open(lab_file, "rb") as f:
@@ -113,7 +117,9 @@ def build(run, p, status, root, cache, lab, lab_file):
         m["kernel_source_package"], m["kernel_source_version"] = _base(root, p["bases"][0])
     m.update({
         "kernel_bases": " ".join(p["bases"]),
-        "git_revision": _cmd(["git", "-C", root, "describe", "--always", "--dirty"]) or "unknown",
+        # the tree the run started from (its boots read it as they go);
+        # git_revision_at_end where it changed under the run
+        "git_revision": p.get("git_revision") or git_revision(root),
         "host": _host(),
         "qemu_version": _cmd(["qemu-system-i386", "--version"]).split("\n")[0],
         "qemu_cmdline_example": _read(cmdlines[0]).split("\n")[0] if cmdlines else "",
@@ -124,6 +130,9 @@ def build(run, p, status, root, cache, lab, lab_file):
         "sweep_disks": " ".join(p.get("sweep_disks", [])),
         "sweep_jobs": " ".join(p.get("sweep_jobs", [])),
     })
+    now = git_revision(root)
+    if now != m["git_revision"]:
+        m["git_revision_at_end"] = now
     return m
 
 

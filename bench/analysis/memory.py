@@ -40,7 +40,8 @@ FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
              "bounce_pages_taken", "bounce_alloc_us_per_page"]
 # What pressure does to a job, most telling first.
 # (The reader's IOPS and the dose: dose_lines.)
-PRESSURE_METRICS = ["write_bw", "read_late_1ms_pct", "read_lat_mean_us", "read_lat_p99_us", "read_lat_p99.9_us",
+PRESSURE_METRICS = ["write_bw", "read_late_1ms_pct", "read_lat_mean_us", "read_lat_p99_us",
+                    "read_lat_p99.9_us",
                     "pgsteal_per_mib_written", "psi_some_us_per_mib_written", "psi_some_us_per_s",
                     "allocstall_per_mib_written", "pgscan_per_mib_written",
                     "psi_full_us_per_s", "lowfree_min_kb", "cpu_s_per_gib",
@@ -219,9 +220,8 @@ def dose_lines(run):
             jv, tv = dosed[dosed["variant"] == v], t[(t["pressure"] == p) & (t["variant"] == v)]
             cells = [str(len(jv)), str(int((jv["state"] == "excluded").sum()))]
             for zone in ("highfree", "lowfree"):
-                m = f"dose_{zone}_off_kb"
-                # per job (a boot's instances apart), else per boot
-                x = (jv[m].dropna() if m in jv else tv[tv["metric"] == m]["value"])
+                # per job: tidy has a boot's mean of its instances
+                x = jv[f"dose_{zone}_off_kb"].dropna()
                 cells.append(f"{md.fmt(x.median(), 4)} ({md.fmt(x.min(), 4)} to "
                              f"{md.fmt(x.max(), 4)})" if len(x) else "not held")
             rows.append(f"| {v} | " + " | ".join(cells + [_kept_up(tv) or "no rate offered"]) + " |")
@@ -359,6 +359,12 @@ def undecided_rows(run, verdicts):
     return out
 
 
+def _reps_for_decided(n, mde):
+    """The reps a side that would bring an MDE of mde % at n reps a side
+    to ±DECIDED_MDE_PCT (an MDE shrinks as 1/sqrt of the reps)."""
+    return int(np.ceil(n * (mde / DECIDED_MDE_PCT) ** 2))
+
+
 def _pressure_reps(run):
     """The fewest ok pressure boots of a kernel in the run: its reps a side."""
     b = run.boots
@@ -415,7 +421,7 @@ def undecided_line(run, verdicts):
         set_reps = 0
     n = _pressure_reps(run)
     if set_reps and n >= set_reps and mdes:
-        need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
+        need = _reps_for_decided(n, max(mdes))
         return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
                 f"side (an MDE shrinks as 1/√reps).")
     cost = deciding_cost(run, keys)
@@ -463,7 +469,7 @@ def stalls_line(run, verdicts):
             f"{lo if lo == hi else f'{lo}-{hi}'} (sd of its log, between boots of one kernel)")
     n = _pressure_reps(run)
     if mdes and n:
-        need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
+        need = _reps_for_decided(n, max(mdes))
         line += (f"; at {n} rep{'s' if n != 1 else ''} a side it could detect "
                  f"±{md.fmt(max(mdes), 2)}%, and ±{DECIDED_MDE_PCT:g}% would take about "
                  f"{need} reps a side")

@@ -194,10 +194,10 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # buckets, nor a mean that a handful of reads stalled for 0.3-1.2 s make:
 # it spreads 0.3 in log from one writeback to the next, the share 0.1 to
 # 0.15) and its tail (the writeback set's reps can), and the pages
-# reclaimed per MiB written. The time
-# stalled on memory per MiB written (PSI over fio's own window) is said
-# with its spread (memory.stalls_line), not tested: no run the lab can
-# pay for decides it to +-10 %. Whether the reader kept
+# reclaimed per MiB written. The time stalled on memory per MiB written
+# (PSI over fio's own window) is said with its spread
+# (memory.stalls_line), not tested: no run the lab can pay for decides
+# it to +-10 %. Whether the reader kept
 # up with its offered rate is said (memory.py), not tested. Its CPU per
 # GiB is not one of them (the CPU never idles there, so it says what the
 # bandwidth says), nor is the sampled LowFree floor (the dose sets it;

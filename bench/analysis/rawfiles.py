@@ -233,12 +233,12 @@ def _rate_iops(job, glob, d):
     return int(v) if v.isdigit() and int(v) > 0 else None
 
 
-def _late_pct(jobs, parts, d):
+def _late_pct(movers, d):
     """The % of a steady reader's (or writer's) I/Os that took a
     millisecond or more: the sum of fio's latency_ms buckets (each of them
     1 ms and up). The buckets are per entry, all directions together, so
-    only where one entry moved data this way and no other way; else None."""
-    movers = [j for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
+    only where one entry (of movers, those that moved data this way) did,
+    and no other way; else None."""
     if len(movers) != 1:
         return None
     if any((movers[0].get(o) or {}).get("total_ios") for o in ("read", "write") if o != d):
@@ -287,10 +287,10 @@ def fio_directions(fio):
             rec[f"{kind}_percentiles"] = pct
         # the rate fio offered (rate_iops: "N" or "READ,WRITE"), where
         # every entry that moved data this way was offered one
-        rates = [_rate_iops(j, fio.get("global options") or {}, d)
-                 for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
+        movers = [j for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
+        rates = [_rate_iops(j, fio.get("global options") or {}, d) for j in movers]
         rec["rate_iops"] = sum(rates) if None not in rates else None
-        rec["late_pct"] = _late_pct(jobs, parts, d) if rec["rate_iops"] else None
+        rec["late_pct"] = _late_pct(movers, d) if rec["rate_iops"] else None
         rec["percentiles"] = rec.pop("clat_percentiles")
         rec.pop("slat_percentiles")
         out[d] = rec

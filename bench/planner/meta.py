@@ -87,6 +87,7 @@ def build(run, p, status, root, cache, lab, lab_file):
         role = lab["role"].get(kernel, {}).get("role", "")
         roles[label] = "aa-copy" if label != kernel else (role or "unknown")
     cmdlines = sorted(glob.glob(os.path.join(run, "boots", "*", "serial.log.cmdline")))
+    now = git_revision(root)
     m = {
         "run_id": p["run_id"], "status": status, "started": p["started"],
         "ended": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -119,7 +120,7 @@ def build(run, p, status, root, cache, lab, lab_file):
         "kernel_bases": " ".join(p["bases"]),
         # the tree the run started from (its boots read it as they go);
         # git_revision_at_end where it changed under the run
-        "git_revision": p.get("git_revision") or git_revision(root),
+        "git_revision": p.get("git_revision") or now,
         "host": _host(),
         "qemu_version": _cmd(["qemu-system-i386", "--version"]).split("\n")[0],
         "qemu_cmdline_example": _read(cmdlines[0]).split("\n")[0] if cmdlines else "",
@@ -130,7 +131,6 @@ def build(run, p, status, root, cache, lab, lab_file):
         "sweep_disks": " ".join(p.get("sweep_disks", [])),
         "sweep_jobs": " ".join(p.get("sweep_jobs", [])),
     })
-    now = git_revision(root)
     if now != m["git_revision"]:
         m["git_revision_at_end"] = now
     return m

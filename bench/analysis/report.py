@@ -210,8 +210,9 @@ def controls_line(verdicts, run=None):
                           "below the smallest effect of interest)" if len(neg) else ""))
     if len(host):
         f, counts = _aa_counts(host, of=True)
-        where, whose = ("host time: ", "the host-time verdicts") if len(ex) else \
-            ("", "the verdicts of this run")
+        # usb-pio under insn too: QEMU completes its I/O on host time
+        where, whose = (f"I/O on host time ({', '.join(sorted(set(host['disk'])))}): ",
+                        "those verdicts") if len(ex) else ("", "the verdicts of this run")
         parts.insert(0, f"{where}{counts}" + (f": {whose} are NOT to be trusted" if f else ""))
         fired, checked = fired or f, True
     return (False if fired else (True if checked else None)), "controls: " + "; ".join(parts)

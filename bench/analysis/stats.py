@@ -53,7 +53,7 @@ disk) is a control row. Significant control rows are false positives.
 An A/A row (pair_kind "A/A") notes the seeds of its sides' boots
 (tidy._boot_seed): on an exact clock two boots of one kernel with one
 seed are one boot, so such a row says SAME_SEEDS and proves nothing.
-Split halves: under an exact clock, for every label of a performance job
+Split halves: on such a disk (see Exact cells), for every label of a performance job
 (no probed twin) with odd and even reps, its odd reps against its even
 reps (a "LABEL[odd]", b "LABEL[even]", pair_kind "A/A", control), primary
 metrics only, by the same machinery as a pair of labels: an A/A of
@@ -79,7 +79,9 @@ lognormal data with a fixed seed, the per-row false-positive rate, the
 run-level false discovery rate and the power for a 10 % change at 5 % CV at
 DEFAULT_REPS repetitions a side, and prints the table.
 
-Exact cells. On a disk booted under an exact clock, a performance job's
+Exact cells. On a disk whose numbers repeat (run.exact_disks: an exact
+clock, I/O the guest completes; not usb-pio or virtio, whose I/O QEMU
+completes on host time), a performance job's
 metric whose values spread within the determinism bound on both sides
 (determinism.py: instruction time makes them repeat to the digit) is not
 tested: its ratio of medians is known to the bound, the interval is

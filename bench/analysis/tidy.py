@@ -76,7 +76,7 @@ class Run:
     roles: dict = field(default_factory=dict)       # label -> baseline, bounce, removed
     disk_roles: dict = field(default_factory=dict)  # disk -> bounce-candidate, control
     disk_clocks: dict = field(default_factory=dict)  # disk (and A/B) -> its clock
-    exact_disks: frozenset = frozenset()    # those under a clock with an -icount shift
+    exact_disks: frozenset = frozenset()    # those whose numbers repeat (labconf.repeats)
     performance_jobs: frozenset = frozenset()   # class performance (probed twins too)
     bound_pct: float = D.DEFAULT_BOUND_PCT  # the determinism bound, %
     guest_bounds: dict = field(default_factory=dict)    # meta.json's, {} unrecorded
@@ -533,7 +533,8 @@ def load_run(path):
 def resolve(run, lab):
     """run with its facts (the Run fields after matrix), from its meta.json
     and lab.conf: the kernel of each label, the roles of labels and disks
-    (roles.resolve), each disk's clock and whether it is exact, the
+    (roles.resolve), each disk's clock and whether it is exact (its numbers
+    repeat: an exact clock and a disk the guest completes), the
     performance jobs (of class performance: not the integrity jobs, the
     probed twins included) and the determinism bound."""
     meta = run.meta or {}
@@ -543,7 +544,7 @@ def resolve(run, lab):
     run.roles, run.disk_roles = ROLES.resolve(meta, {l: base_variant(run, l) for l in labels})
     disks = set(run.tidy["disk"]) | (set(run.jobs["disk"]) if not run.jobs.empty else set())
     run.disk_clocks = {d: L.disk_clock(meta, d) for d in disks}
-    run.exact_disks = frozenset(d for d in disks if L.disk_icount(meta, lab, d))
+    run.exact_disks = frozenset(d for d in disks if L.repeats(meta, lab, d))
     if "job_class" in run.jobs:
         perf = run.jobs.loc[run.jobs["job_class"] == "performance", "job"]
     else:

@@ -91,6 +91,21 @@ def disk_icount(meta, lab, disk):
     return clock(lab, disk_clock(meta, disk)).get("icount", "")
 
 
+def host_completes(lab, disk):
+    """Whether QEMU completes disk's I/O on a host thread: its channel is
+    an emulated device (found by serial:). On an exact clock such a disk's
+    I/O time still hangs on the host, so its numbers do not repeat (a
+    within-boot ratio disk A/B is A's)."""
+    channel = lab["disk"].get(disk.split("/")[0], {}).get("channel", "")
+    return lab["channel"].get(channel, {}).get("find", "").startswith("serial:")
+
+
+def repeats(meta, lab, disk):
+    """Whether disk's numbers repeat to the instruction: booted under an
+    exact clock (an -icount shift) and completed in the guest."""
+    return bool(disk_icount(meta, lab, disk)) and not host_completes(lab, disk)
+
+
 def names(lab, kind):
     """The NAMEs of every line of TYPE kind, in file order."""
     return list(lab.get(kind, {}))

@@ -5,8 +5,12 @@ plan.json, the resolved Options and what check.py derived).
 A matrix entry is DISKS[@CLOCK][:REPS] ("ram-bounce+ram@insn:3"). Boots
 are interleaved: per rep, per entry, per pressure, every label in turn;
 the disk entries with the pressures of every boot, then the pressure
-disks under each pressure level. An entry on an exact clock stops after
-exact_reps reps unless plan["extend"] names it ("DISKS|PRESSURE"). A
+disks under each pressure level. An entry that repeats (an exact clock,
+no disk QEMU completes on its own threads: plan["host_disks"]) stops
+after exact_reps reps unless plan["extend"] names it ("DISKS|PRESSURE").
+Every rep at once: an entry with such a disk, and a pressure disk under
+its levels (writeback under pressure is chaotic: each seed its own
+trajectory, so it would always be extended after the first round). A
 label named twice (pre, pre) is kept apart as pre.2: an A/A copy.
 """
 import re
@@ -71,17 +75,19 @@ def rows(p, first, last, start, extend_only=False):
     reps first..last, numbered from start + 1."""
     out = []
     exact = set(p["exact_clocks"])
+    host = set(p.get("host_disks", ()))
     for rep in range(first, last + 1):
-        for entries, pressures in ((p["disks"], p["pressures"]),
-                                   (p["pressure_disks"], p["pressure_levels"])):
+        for entries, pressures, chaotic in ((p["disks"], p["pressures"], False),
+                                            (p["pressure_disks"], p["pressure_levels"], True)):
             for e in entries:
                 cap = entry_cap(e)
                 if cap is not None and rep > int(cap):
                     continue
                 d = entry_disks(e)
                 c = p["disk_clocks"][d.split("+")[0]]
+                repeats = c in exact and not chaotic and not host.intersection(d.split("+"))
                 for pr in pressures:
-                    if extend_only or (rep > p["exact_reps"] and c in exact):
+                    if extend_only or (rep > p["exact_reps"] and repeats):
                         if f"{d}|{pr}" not in p["extend"]:
                             continue
                     for label in p["labels"]:

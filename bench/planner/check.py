@@ -122,6 +122,7 @@ def plan(o, lab, root):
     p = dataclasses.asdict(o)
     p.update(labels=B.make_labels(o.variants), disk_clocks=disk_clocks,
              exact_clocks=L.exact_clocks(lab), extend=[],
+             host_disks=[d for d in lab["disk"] if L.host_completes(lab, d)],
              bases=sorted({b for _, b in kernels}))
     return p
 

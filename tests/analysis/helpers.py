@@ -241,21 +241,24 @@ def ab_run(root, variants, reps, effect, sigma=0.03, seed=1, disk="usb-dma",
     return make_run(root, boots)
 
 
-def exact_run(root, scales, clock="insn", probe=None, seeds=None):
-    """Boots of one virtio job, interleaved by rep; scales: {label: [scale
-    per rep]} (a label "pre.2" boots the kernel pre); virtio booted under
-    clock. probe: the job is a probed twin whose functions never ran.
-    seeds: {label: [seed per rep]} for boots.tsv's "seed" column."""
+def exact_run(root, scales, clock="insn", probe=None, seeds=None, disk="ram"):
+    """Boots of one job on disk (the control ram: the guest completes its
+    I/O, so under an exact clock it repeats; the job is the virtio
+    template's), interleaved by rep; scales: {label: [scale per rep]} (a
+    label "pre.2" boots the kernel pre); disk booted under clock. probe:
+    the job is a probed twin whose functions never ran. seeds: {label:
+    [seed per rep]} for boots.tsv's "seed" column."""
     reps = len(next(iter(scales.values())))
-    boots = [dict(variant=v, kernel=v.split(".")[0], disk="virtio", pressure="none",
-                  rep=r + 1, jobs=[dict(device="virtio", job="lat-randread-4k-qd1",
+    boots = [dict(variant=v, kernel=v.split(".")[0], disk=disk, pressure="none",
+                  rep=r + 1, jobs=[dict(device=disk, template="virtio",
+                                        job="lat-randread-4k-qd1",
                                         scale=s[r], probe=probe,
                                         bounces="absent" if v == "post" else 0)],
                   **({"seed": seeds[v][r]} if seeds and v in seeds else {}))
              for r in range(reps) for v, s in scales.items()]
     make_run(root, boots)
     write_meta(root, {"run_id": os.path.basename(root), "status": "complete", "clock": "host",
-                      "disk_clocks": {"virtio": clock}, "accel": "tcg"})
+                      "disk_clocks": {disk: clock}, "accel": "tcg"})
     return root
 
 

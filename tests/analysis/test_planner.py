@@ -248,9 +248,6 @@ class Summary(unittest.TestCase):
         self.assertIn("  boot 5 post usb-pio none rep 2: failed: kernel panic", text)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 class Sweep(unittest.TestCase):
     """The I/O-size sweep: sweep_jobs run in the boots of the sweep_disks
@@ -295,3 +292,45 @@ class Sweep(unittest.TestCase):
         r = plan("dry-run", "--set", "sweep", "--sweep-jobs", "none")
         self.assertEqual(r.returncode, 2)
         self.assertIn("empty matrix", r.stderr)
+
+
+class ExactReps(unittest.TestCase):
+    """An entry stops after exact_reps only where its numbers repeat: on an
+    exact clock with no disk QEMU completes on its own threads."""
+    P = dict(disks=["ram-bounce+ram@insn", "usb-pio@insn"], pressures=["none"],
+             pressure_disks=[], pressure_levels=[], exact_clocks=["insn"], exact_reps=1,
+             disk_clocks={"ram-bounce": "insn", "ram": "insn", "usb-pio": "insn"},
+             labels=["pre", "post"], extend=[])
+
+    def test_host_disks_of_lab_conf(self):
+        from lab import labconf as L
+        lab = L.load()
+        self.assertEqual({d for d in lab["disk"] if L.host_completes(lab, d)},
+                         {"usb-pio", "usb-dma", "virtio"})
+        self.assertFalse(L.host_completes(lab, "ram-bounce/ram"))
+
+    def test_a_disk_qemu_completes_gets_every_rep(self):
+        from planner import boots
+        p = dict(self.P, host_disks=["usb-pio"])
+        rows = boots.rows(p, 1, 3, 0)
+        self.assertEqual([(r[3], r[5]) for r in rows],
+                         [("ram-bounce+ram", 1)] * 2 + [("usb-pio", 1)] * 2 +
+                         [("usb-pio", 2)] * 2 + [("usb-pio", 3)] * 2)
+        # the determinism round adds only the entries it names
+        p["extend"] = ["ram-bounce+ram|none"]
+        self.assertEqual({(r[3], r[5]) for r in boots.rows(p, 2, 3, 8, extend_only=True)},
+                         {("ram-bounce+ram", 2), ("ram-bounce+ram", 3)})
+        # a pressure disk under its level: chaotic, every rep at once
+        q = dict(self.P, host_disks=["usb-pio"], disks=["ram-bounce+ram@insn"],
+                 pressure_disks=["ram-bounce@insn"], pressure_levels=["full24"])
+        self.assertEqual([(r[3], r[4], r[5]) for r in boots.rows(q, 1, 2, 0)][::2],
+                         [("ram-bounce+ram", "none", 1), ("ram-bounce", "full24", 1),
+                          ("ram-bounce", "full24", 2)])
+        # a plan.json from before host_disks: every exact-clock entry stops
+        del p["host_disks"]
+        p["extend"] = []
+        self.assertEqual(len(boots.rows(p, 1, 3, 0)), 4)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -87,6 +87,9 @@ def rows(p, first, last, start, extend_only=False):
                 c = p["disk_clocks"][d.split("+")[0]]
                 repeats = c in exact and not chaotic and not host.intersection(d.split("+"))
                 for pr in pressures:
+                    # an entry that does not repeat has every rep already
+                    if extend_only and not repeats:
+                        continue
                     if extend_only or (rep > p["exact_reps"] and repeats):
                         if f"{d}|{pr}" not in p["extend"]:
                             continue

@@ -320,12 +320,16 @@ class ExactReps(unittest.TestCase):
         p["extend"] = ["ram-bounce+ram|none"]
         self.assertEqual({(r[3], r[5]) for r in boots.rows(p, 2, 3, 8, extend_only=True)},
                          {("ram-bounce+ram", 2), ("ram-bounce+ram", 3)})
-        # a pressure disk under its level: chaotic, every rep at once
+        # a pressure disk under its level: chaotic, every rep at once,
+        # and never again in the determinism round (run 20261206-053436
+        # booted its reps 3-4 twice)
         q = dict(self.P, host_disks=["usb-pio"], disks=["ram-bounce+ram@insn"],
                  pressure_disks=["ram-bounce@insn"], pressure_levels=["full24"])
         self.assertEqual([(r[3], r[4], r[5]) for r in boots.rows(q, 1, 2, 0)][::2],
                          [("ram-bounce+ram", "none", 1), ("ram-bounce", "full24", 1),
                           ("ram-bounce", "full24", 2)])
+        q["extend"] = ["ram-bounce|full24", "usb-pio|none"]
+        self.assertEqual(boots.rows(q, 2, 3, 6, extend_only=True), [])
         # a plan.json from before host_disks: every exact-clock entry stops
         del p["host_disks"]
         p["extend"] = []

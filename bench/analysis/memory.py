@@ -429,53 +429,6 @@ def undecided_line(run, verdicts):
             + (f" ({cost})" if cost else "") + ".")
 
 
-# The time stalled on memory is said, not tested: with the dose held it
-# spreads so widely from one writeback to the next (sd of its log 0.33 to
-# 0.47; a boot's mean of three, 0.10-0.18: FINDINGS.md) that no run the
-# lab can pay for decides it to ±DECIDED_MDE_PCT (the writeback set's 12
-# reps: ±18 %, about 38 reps for ±10 %). Each run states its own spread.
-STALLS = "psi_some_us_per_mib_written"
-
-
-def stalls_line(run, verdicts):
-    """Why PSI is not a verdict, from this run: its spread between boots
-    of one kernel on the candidate disk (sd of the log), the widest MDE of
-    the bounce kernel against another, and the reps a side
-    ±DECIDED_MDE_PCT would take (an MDE shrinks as 1/sqrt of the reps);
-    "" without a pressure job or PSI samples."""
-    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
-    lvls = [p for p in levels(run) if p != L.NO_PRESSURE]
-    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
-    if not pressure_jobs or not lvls or not bnc or verdicts is None or verdicts.empty:
-        return ""
-    t = run.tidy
-    t = t[(t["pressure"] == lvls[0]) & t["job"].isin(pressure_jobs) & (t["metric"] == STALLS)
-          & (t["value"] > 0)]
-    t = t[[not C.is_ratio(d) and ROLES.is_candidate(run, d) for d in t["disk"]]]
-    if t.empty:
-        return ""
-    disk, job = t["disk"].iloc[0], sorted(set(t["job"]))[0]
-    t = t[(t["disk"] == disk) & (t["job"] == job)]
-    sds = np.log(t["value"]).groupby(t["variant"]).std().dropna()
-    if sds.empty:
-        return ""
-    mdes = []
-    for o in [x for x in dict.fromkeys(t["variant"]) if x not in bnc]:
-        c = md.oriented(verdicts, STALLS, disk, job, lvls[0], bnc[0], o)
-        if c is not None and np.isfinite(c["mde"]):
-            mdes.append(float(c["mde"]))
-    lo, hi = md.fmt(float(sds.min()), 2), md.fmt(float(sds.max()), 2)
-    line = (f"{M.label(STALLS)} is said, not tested: with the dose held it spreads by "
-            f"{lo if lo == hi else f'{lo}-{hi}'} (sd of its log, between boots of one kernel)")
-    n = _pressure_reps(run)
-    if mdes and n:
-        need = _reps_for_decided(n, max(mdes))
-        line += (f"; at {n} rep{'s' if n != 1 else ''} a side it could detect "
-                 f"±{md.fmt(max(mdes), 2)}%, and ±{DECIDED_MDE_PCT:g}% would take about "
-                 f"{need} reps a side")
-    return line + "."
-
-
 def first_screen_line(run, verdicts):
     """The memory result in one sentence, from the first pressure level
     and the candidate disk of the pressure jobs: the bounce kernel's

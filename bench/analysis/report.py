@@ -352,9 +352,6 @@ def first_screen(run, verdicts, figures, run_dir):
     undecided = MEM.undecided_line(run, verdicts)
     if undecided:
         out.append(f"  {undecided}")
-    stalls = MEM.stalls_line(run, verdicts)
-    if stalls:
-        out.append(f"  {stalls}")
     out += [H.integrity_line(run), ""]
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"

@@ -2,13 +2,9 @@
 """memory.py on a real pressure run (fixtures/pressure-run: one boot each
 of pre, pre-fixed and post under full24, the ram-bounce job only): the
 footprint, the pool, the per-level table and both figures."""
-import copy
-import math
 import os
 import tempfile
 import unittest
-
-import pandas as pd
 
 import helpers as H
 from analysis import memory, plots, stats, tidy
@@ -102,24 +98,6 @@ class PressureRun(unittest.TestCase):
             memory._pressure_reps = real
         self.assertIn("at 16 reps a side; the widest would take about 64 reps a side", line)
         self.assertNotIn("--set writeback", line)
-
-    def test_stalls_said_with_their_spread_and_the_reps_they_need(self):
-        # PSI is no verdict: the line gives its spread between boots of a
-        # kernel (a second boot at e times the first: sd of the log 0.71)
-        # and, from the rows' MDE, the reps a side ±10 % would take
-        self.assertEqual(memory.stalls_line(self.data, self.verdicts), "")
-        run = copy.copy(self.data)
-        t = run.tidy
-        psi = t[t["metric"] == memory.STALLS]
-        self.assertEqual(len(psi), 3)
-        run.tidy = pd.concat([t, psi.assign(boot=psi["boot"] + 100, value=psi["value"] * math.e)])
-        v = self.verdicts.copy()
-        v.loc[v["metric"] == memory.STALLS, "mde_pct"] = 20.0
-        line = memory.stalls_line(run, v)
-        self.assertIn("is said, not tested: with the dose held it spreads by 0.71 (sd of its log", line)
-        self.assertIn("at 1 rep a side it could detect ±20%, and ±10% would take about 4 reps a side",
-                      line)
-        self.assertNotIn(memory.STALLS, set(v[v["primary"].astype(bool)]["metric"]))
 
     def test_both_figures_made_and_linked(self):
         kinds = {f["kind"] for f in self.p.figures}

@@ -53,16 +53,17 @@ disk) is a control row. Significant control rows are false positives.
 An A/A row (pair_kind "A/A") notes the seeds of its sides' boots
 (tidy._boot_seed): on an exact clock two boots of one kernel with one
 seed are one boot, so such a row says SAME_SEEDS and proves nothing.
-Split halves: on such a disk (see Exact cells), for every label of a performance job
-(no probed twin) with odd and even reps, its odd reps against its even
-reps (a "LABEL[odd]", b "LABEL[even]", pair_kind "A/A", control), primary
-metrics only, by the same machinery as a pair of labels: an A/A of
-distinct seeds that needs no extra boot. On an exact clock the bound
-decides them from 1 rep a half (what the seed moves a cell by); where a
-label of the cell spreads beyond it, the test, which says "too few
-repetitions" below 4 reps a half. So on an exact clock they are the
-determinism check itself: they cannot differ where a pair of kernels was
-decided on the bound, and they fire where the test finds a difference.
+Split halves: on a disk whose numbers repeat (see Exact cells), for
+every label of a performance job (no probed twin) with odd and even reps,
+its odd reps against its even reps (a "LABEL[odd]", b "LABEL[even]",
+pair_kind "A/A", control), primary metrics only, by the same machinery
+as a pair of labels: an A/A of distinct seeds that needs no extra boot.
+On an exact clock the bound decides them from 1 rep a half (what the
+seed moves a cell by); where a label of the cell spreads beyond it, the
+test, which says "too few repetitions" below 4 reps a half. So on an
+exact clock they are the determinism check itself: they cannot differ
+where a pair of kernels was decided on the bound, and they fire where
+the test finds a difference.
 
 MDE (mde_pct). The change these reps would detect with 80 % power at the
 5 % level (per row, before adjustment): exp((t_0.975 + t_0.80) * s *
@@ -83,12 +84,12 @@ DEFAULT_REPS repetitions a side, and prints the table.
 
 Exact cells. On a disk whose numbers repeat (run.exact_disks: an exact
 clock, I/O the guest completes; not usb-pio or virtio, whose I/O QEMU
-completes on host time), a performance job's
-metric whose values spread within the determinism bound on both sides,
-and on every other label of the cell (what the seed moves one kernel's
-cell by it may move another's), is not tested (determinism.py:
-instruction time makes them repeat to the digit): its ratio of medians is known to the bound, the interval is
-ratio / (1 + bound) to ratio * (1 + bound), and the verdict says a change
+completes on host time), a performance job's metric whose values spread
+within the determinism bound on both sides, and on every other label of
+the cell (what the seed moves one kernel's cell by it may move
+another's), is not tested (determinism.py: instruction time makes them
+repeat to the digit): its ratio of medians is known to the bound, the
+interval is ratio / (1 + bound) to ratio * (1 + bound), and the verdict says a change
 when that excludes 1 (analysis "exact: bound ±X%", no p-value, outside the
 Benjamini-Hochberg families). Cells that spread more are tested as above.
 
@@ -668,7 +669,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
         repeats = {m: not any(len(g) >= D.MIN_REPS and
                               not D.is_deterministic(g["value"], D.metric_bound(m, bound, disk))
                               for g in by_label[m].values())
-                   for m in by_label}
+                   for m in by_label} if exact else {}
 
         def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics,
                  halves=False):

@@ -248,7 +248,6 @@ class Summary(unittest.TestCase):
         self.assertIn("  boot 5 post usb-pio none rep 2: failed: kernel panic", text)
 
 
-
 class Sweep(unittest.TestCase):
     """The I/O-size sweep: sweep_jobs run in the boots of the sweep_disks
     entries only, after the probed twins, in A B / B A turns, never under a
@@ -322,7 +321,7 @@ class ExactReps(unittest.TestCase):
                          {("ram-bounce+ram", 2), ("ram-bounce+ram", 3)})
         # a pressure disk under its level: chaotic, every rep at once,
         # and never again in the determinism round (run 20261206-053436
-        # booted its reps 3-4 twice)
+        # planned its reps 3-4 a second time)
         q = dict(self.P, host_disks=["usb-pio"], disks=["ram-bounce+ram@insn"],
                  pressure_disks=["ram-bounce@insn"], pressure_levels=["full24"])
         self.assertEqual([(r[3], r[4], r[5]) for r in boots.rows(q, 1, 2, 0)][::2],

@@ -18,7 +18,7 @@ from . import insnprof as X
 THROUGHPUT, LATENCY, COST, LEVEL = "throughput", "latency", "cost", "level"
 
 # Flags a metric can carry (the selections below are derived from them):
-#   primary   named by a PRIMARY rule: one BH family, the first screen
+#   primary   named by a PRIMARY rule: a BH family per question, the first screen
 #   ratio     tidy.py writes its within-boot ratio (candidate / control)
 #   plot      bar figures per variant
 #   headline  the report's headline table
@@ -182,8 +182,9 @@ for _m in PRESSURE_TOTALS:
 TOTALS = frozenset(PRESSURE_TOTALS)
 
 # Primary metrics: per job one throughput, one latency tail, the CPU cost
-# per GiB and the lowmem floor. Their verdicts make the headline and share
-# one false-discovery-rate family; every other metric is exploratory.
+# per GiB and the lowmem floor. Their verdicts make the headline and share,
+# per question (stats.adjust), one false-discovery-rate family; every
+# other metric is exploratory.
 # (slot, job-name pattern or None for any job, metric; {d} = the job's
 # direction). The first row of a slot whose pattern matches and whose
 # metric the cell has wins.

@@ -37,11 +37,16 @@ same test, run on log B - log c against log A, gives p > ALPHA (found by
 bisection; with n_a = n_b it is finite exactly when min p <= ALPHA). So the
 CI excludes 1 exactly when p_value <= ALPHA.
 
-Multiplicity. Primary rows (metrics.PRIMARY: one throughput, one latency
-tail, CPU per GiB and the lowmem floor of each job) form one family of the
-run; every other row is exploratory and forms a second family; the
-control rows, primary or not, a third, so that adding controls never
-changes a kernel row's adjustment. p_adjusted
+Multiplicity. Families follow the report's questions: what a bounce
+costs an I/O (rows without extra pressure) and what it costs when memory
+is short (rows under a pressure level). In each, the primary rows
+(metrics.PRIMARY: one throughput, one latency tail, CPU per GiB and the
+lowmem floor of each job; the pressure jobs' own) form one family and the
+other rows, exploratory, a second; the control rows, primary or not, one
+more, so that adding controls never changes a kernel row's adjustment.
+One question's rows do not dilute another's: the cost question's
+usb-pio rows (4 reps, smallest p 0.029) once held back every pressure row
+at 5 reps (smallest p 0.0079; run 20261206-080728). p_adjusted
 is the Benjamini-Hochberg adjusted p within the row's family; a verdict
 (faster/slower, cheaper/costlier, higher/lower) needs p_adjusted <= ALPHA.
 The per-row CI is not adjusted: a row whose CI excludes 1 may still be "no
@@ -105,6 +110,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from lab import labconf as L
 from . import cells as C
 from . import determinism as D
 from . import metrics as M
@@ -751,13 +757,23 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
     return relevance(adjust(df), min_effect)
 
 
+def question(df):
+    """Per row, the question its family belongs to: "memory" under a
+    pressure level, else "cost"."""
+    p = df["pressure"] if "pressure" in df else pd.Series("", index=df.index)
+    under = p.notna() & ~p.astype(str).isin(["", L.NO_PRESSURE, "nan"])
+    return np.where(under, "memory", "cost").astype(object)
+
+
 def adjust(df):
-    """p_adjusted within the primary, the exploratory and the control
-    family, and the verdicts: a per-row significant verdict that does not
-    survive the adjustment becomes "no significant difference"."""
+    """p_adjusted within each question's primary and exploratory family
+    and the control family, and the verdicts: a per-row significant
+    verdict that does not survive the adjustment becomes "no significant
+    difference"."""
     df = df.drop(columns=["_up"], errors="ignore").copy()
     df["p_adjusted"] = np.nan
-    family = np.where(df["control"].astype(bool), "control", df["primary"].astype(str))
+    family = np.where(df["control"].astype(bool), "control",
+                      question(df) + ":" + df["primary"].astype(str))
     for fam in set(family):
         # rows that cannot reach ALPHA are no tests (they cannot reject)
         sel = ((family == fam) & df["p_value"].notna() &

@@ -134,6 +134,25 @@ class Families(unittest.TestCase):
         np.testing.assert_allclose(out.loc[kernel, "p_adjusted"],
                                    S.bh_adjust(df.loc[kernel, "p_value"].to_numpy(float)))
 
+    def test_one_question_does_not_dilute_another(self):
+        # run 20261206-080728's shape: four pressure rows at 5 against 5
+        # (smallest p 0.0079) beside 27 rows of the cost question
+        # at 4 against 4 (0.029 and above); one family of 31 held the
+        # pressure rows at 0.0615
+        mem = [dict(pressure="full24", p_value=0.007937) for _ in range(4)]
+        cost = [dict(pressure="none", p_value=p) for p in [0.028571] * 8 + [0.4] * 19]
+        rows = [dict(r, primary=True, control=False, verdict="faster", note="",
+                     analysis="unpaired") for r in mem + cost]
+        df = pd.DataFrame(rows).reindex(columns=S.VERDICT_COLUMNS)
+        df[["primary", "control"]] = pd.DataFrame(rows)[["primary", "control"]]
+        out = S.adjust(df)
+        under = out["pressure"] == "full24"
+        np.testing.assert_allclose(out.loc[under, "p_adjusted"], 0.007937)
+        self.assertTrue((out.loc[under, "verdict"] == "faster").all())
+        np.testing.assert_allclose(out.loc[~under, "p_adjusted"],
+                                   S.bh_adjust(df.loc[~under, "p_value"].to_numpy(float)))
+        self.assertEqual(list(S.question(out)), ["memory"] * 4 + ["cost"] * 27)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -207,6 +207,14 @@ dose_in_band()
 		"$(jobdir "$1" "$2")/dose"
 }
 
+# A pressure shape's job JOB ran, from its level's dose, and its bounce
+# kernel took bounce pages in it.
+shape_ok()
+{
+	job_ok "$1" "$2" && dose_in_band "$1" "$2" &&
+		check_occupancy "$1" "$2" allocated gt 0
+}
+
 meminfo_bounce_zero()
 {
 	grep -Eq '^Bounce: +0 kB$' "$RUNS/$1/guest/proc-end/meminfo"

@@ -19,7 +19,10 @@
 #                                  writes at QD8 hold 1 to 128 bounce pages
 #   pre-fixed  full24              writeback under pressure runs, bounces,
 #                                  with the hogs idle; both jobs start
-#                                  from the level's dose in both zones
+#                                  from the level's dose in both zones;
+#                                  the other pressure shapes (rewrites
+#                                  that fsync, a direct writer) run and
+#                                  bounce from their doses too
 #   pre-fixed  knobs off           0 bounces, 0 bad blocks; the buffered
 #                                  integrity job reads the device back
 #   post       knobs on            usb-storage refuses the probe; the
@@ -46,6 +49,8 @@ IBUF=integrity-buffered-1k.fio
 # 64 KiB at QD8: at most 8 x 16 = 128 bounce pages in flight
 OCC=occupancy-write-64k-qd8.fio
 WB=pressure-writeback.fio
+RF=pressure-rewrite-fsync.fio
+DW=pressure-direct-write.fio
 LAT=lat-randread-4k-qd1.fio
 . "$BL_ROOT/lib/lab.sh"
 POST_REFUSAL=$(bl_lab_refusal "$(bl_lab_disk usb-pio channel)")
@@ -104,13 +109,17 @@ test_truth_table()
 		check_occupancy $n 11 allocated eq 0 peak eq 0
 
 	n=pre-fixed-full24
-	row $n pre-fixed full24 "ram-bounce:$WB ram:$WB"
+	row $n pre-fixed full24 "ram-bounce:$WB ram:$WB ram-bounce:$RF ram-bounce:$DW"
 	rcheck "$n: writeback with a reader under full pressure runs" job_ok $n 1
 	rcheck "$n: its dirty highmem pages bounced ($(occupancy $n 1 allocated) pages)" \
 		check_occupancy $n 1 allocated gt 0
 	rcheck "$n: the hogs held, idle (<= 2 ticks)" hog_idle $n 1 2
 	rcheck "$n: job 1 starts from the level's dose in both zones" dose_in_band $n 1
 	rcheck "$n: job 2 (after job 1's writeback) too" dose_in_band $n 2
+	for j in 3 4; do
+		rcheck "$n: job $j ($(awk '{print $2}' "$RUNS/$n/guest/jobs/0$j-"*/what 2>/dev/null)) runs from its dose and bounces ($(occupancy $n $j allocated) pages)" \
+			shape_ok $n $j
+	done
 
 	n=pre-fixed-knobs-off
 	row $n pre-fixed none "usb-dma:$WV virtio:$WV ram:$WV usb-dma:$I512 virtio:$I512 ram:$IBUF"

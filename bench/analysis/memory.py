@@ -335,7 +335,7 @@ def undecided_rows(run, verdicts):
     nor decided by their relevance (stats.is_decided: relevant,
     negligible, or no relevant difference), nor "no difference" within
     DECIDED_MDE_PCT: [(metric,
-    other label, what the row says)]."""
+    other label, what the row says, job)]."""
     pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
     bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
     if verdicts is None or verdicts.empty or not pressure_jobs or not bnc:
@@ -349,14 +349,21 @@ def undecided_rows(run, verdicts):
             continue
         exact = str(r.analysis).startswith("exact")
         mde = getattr(r, "mde_pct", np.nan)
-        if exact or S.is_decided(getattr(r, "relevance", "")) or (
+        if exact or _none_in_either(run, r) or S.is_decided(getattr(r, "relevance", "")) or (
                 str(r.verdict).startswith("no significant") and np.isfinite(mde)
                 and mde <= DECIDED_MDE_PCT):
             continue
         other = r.b if r.a in bnc else r.a
         said = (f"could detect ±{md.fmt(mde, 2)}%" if np.isfinite(mde) else str(r.verdict))
-        out.append((r.metric, other, said))
+        out.append((r.metric, other, said, r.job))
     return out
+
+
+def _none_in_either(run, r):
+    """Whether every boot of both kernels of verdict row r counted 0 (a
+    direct writer reclaims nothing): nothing there to decide."""
+    x = C.rows(run.tidy, r.metric, [r.a, r.b], r.disk, r.job, r.pressure)["value"]
+    return bool(len(x)) and bool((x == 0).all())
 
 
 def _reps_for_decided(n, mde):
@@ -410,8 +417,9 @@ def undecided_line(run, verdicts):
     rows = undecided_rows(run, verdicts)
     if not rows:
         return ""
-    names = sorted({M.label(m) for m, _, _ in rows})
-    mdes = [float(s.split("±")[1][:-1]) for _, _, s in rows if s.startswith("could detect")]
+    shapes = list(dict.fromkeys(j for *_, j in rows))
+    names = sorted({(f"{j}: " if len(shapes) > 1 else "") + M.label(m) for m, _, _, j in rows})
+    mdes = [float(s.split("±")[1][:-1]) for _, _, s, _ in rows if s.startswith("could detect")]
     head = (f"Not decided to ±{DECIDED_MDE_PCT:g}% here ({len(rows)} rows: " + "; ".join(names)
             + (f"; the widest could detect ±{md.fmt(max(mdes), 2)}%" if mdes else "") + ")")
     keys = _deciding_set()
@@ -429,47 +437,134 @@ def undecided_line(run, verdicts):
             + (f" ({cost})" if cost else "") + ".")
 
 
-def first_screen_line(run, verdicts):
-    """The memory result in one sentence, from the first pressure level
-    and the candidate disk of the pressure jobs: the bounce kernel's
-    bounce pages at most in flight (exact) against the lowmem the dose
-    left free, and its writeback bandwidth against the removed kernel's
-    and the baseline's, with CIs; "" when the run has no pressure boot."""
-    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+def _pressure_cells(run):
+    """(level, disk, [jobs]): the first pressure level, the first
+    bounce-candidate disk of its pressure jobs and those jobs (the
+    shapes), in the run's order; None when the run has no pressure job."""
+    pressure_jobs = list(dict.fromkeys((run.meta or {}).get("pressure_jobs", "").split()))
     lvls = [p for p in levels(run) if p != L.NO_PRESSURE]
-    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
-    if not pressure_jobs or not lvls or not bnc or verdicts is None or verdicts.empty:
-        return ""
+    if not pressure_jobs or not lvls:
+        return None
     p, t = lvls[0], run.tidy
     t = t[(t["pressure"] == p) & t["job"].isin(pressure_jobs)]
     disks = [d for d in dict.fromkeys(t["disk"]) if not C.is_ratio(d) and ROLES.is_candidate(run, d)]
-    if not disks:
-        return ""
-    disk, job = disks[0], sorted(set(t["job"]))[0]
-    sel = t[(t["variant"] == bnc[0]) & (t["disk"] == disk) & (t["job"] == job)]
-    peak = sel[sel["metric"] == "bounce_pages_peak"]["value"]
-    low = t[(t["disk"] == disk) & (t["job"] == job) & (t["metric"] == "dose_lowfree_kb")]["value"]
-    head = f"Memory, under {p} ({disk}, {job}): "
-    if len(peak):
-        pk = float(peak.max()) * 4 / 1024
-        head += f"{bnc[0]} holds up to {pk:.1f} MiB of bounce pages"
-        if len(low):
-            head += f" ({100 * pk * 1024 / float(low.median()):.0f}% of the {float(low.median()) / 1024:.1f} MiB LowFree the dose leaves)"
-    else:
-        head += f"{bnc[0]}'s bounce pages were not counted"
-    others = [(o, ROLES.variant_role(run, o)) for o in
-              ROLES.labels_with_role(run, ROLES.REMOVED) + ROLES.labels_with_role(run, ROLES.BASELINE)]
-    cells = []
-    for o, _ in others:
-        c = md.oriented(verdicts, "write_bw", disk, job, p, bnc[0], o)
-        if c is None or not np.isfinite(c["ratio"]):
-            continue
-        ci = (f"{md.fmt(c['lo'])}–{md.fmt(c['hi'])}, " if np.isfinite(c["lo"]) and
-              np.isfinite(c["hi"]) else "")
-        cells.append(f"{md.fmt(c['ratio'])}x {o}'s ({ci}{md.verdict_words(c)})")
-    if cells:
-        head += ", and its writeback bandwidth is " + "; ".join(cells)
-    return head + "."
+    jobs = [j for j in pressure_jobs if j in set(t["job"])]
+    return (p, disks[0], jobs) if disks and jobs else None
+
+
+# A shape's verdicts on the first screen: (metric, what it is of the job).
+SHAPE_VERDICTS = [("write_bw", "write bandwidth"), ("read_lat_mean_us", "reader's mean latency")]
+
+
+def first_screen_lines(run, verdicts):
+    """The memory result, one line per pressure job (a shape of the
+    pressure case), from the first pressure level and the candidate disk:
+    the bounce kernel's bounce pages at most in flight (exact) against the
+    lowmem the dose left free, then its write bandwidth and its reader's
+    mean latency against the removed kernel's and the baseline's, with
+    CIs and verdicts; [] when the run has no pressure boot."""
+    cells = _pressure_cells(run)
+    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    if not cells or not bnc or verdicts is None or verdicts.empty:
+        return []
+    p, disk, jobs = cells
+    t = run.tidy[(run.tidy["pressure"] == p) & (run.tidy["disk"] == disk)]
+    others = (ROLES.labels_with_role(run, ROLES.REMOVED) +
+              ROLES.labels_with_role(run, ROLES.BASELINE))
+    out = []
+    for job in jobs:
+        sel = t[(t["variant"] == bnc[0]) & (t["job"] == job)]
+        peak = sel[sel["metric"] == "bounce_pages_peak"]["value"]
+        low = t[(t["job"] == job) & (t["metric"] == "dose_lowfree_kb")]["value"]
+        head = f"Memory, under {p} ({disk}, {job}): "
+        if len(peak):
+            pk = float(peak.max()) * 4 / 1024
+            head += f"{bnc[0]} holds up to {pk:.1f} MiB of bounce pages"
+            if len(low):
+                head += (f" ({100 * pk * 1024 / float(low.median()):.0f}% of the "
+                         f"{float(low.median()) / 1024:.1f} MiB LowFree the dose leaves)")
+        else:
+            head += f"{bnc[0]}'s bounce pages were not counted"
+        parts = []
+        for metric, what in SHAPE_VERDICTS:
+            said = []
+            for o in others:
+                c = md.oriented(verdicts, metric, disk, job, p, bnc[0], o)
+                if c is None or not np.isfinite(c["ratio"]):
+                    continue
+                ci = (f"{md.fmt(c['lo'])}–{md.fmt(c['hi'])}, " if np.isfinite(c["lo"]) and
+                      np.isfinite(c["hi"]) else "")
+                said.append(f"{md.fmt(c['ratio'])}x {o}'s ({ci}{md.verdict_words(c)})")
+            if said:
+                parts.append(f"its {what} is " + "; ".join(said))
+        out.append(head + (", and " + ", and ".join(parts) if parts else "") + ".")
+    return out
+
+
+# The mechanism of each shape: what the kernel did with bounce pages, in
+# the bounce kernel's jobs (median of boots), and what it cost.
+MECHANISM = [("bounce_pages_peak", "bounce pages in flight, peak"),
+             ("bounce_pages_mean", "mean (time-weighted)"),
+             ("bounce_pages_per_io", "pages per I/O"),
+             ("bounce_alloc_us_per_page", "mempool_alloc µs a page"),
+             ("bounce_alloc_max_us", "longest mempool_alloc µs"),
+             ("bounce_reserve_used_pages", "pool reserve used, pages"),
+             ("pgsteal_per_mib_written", "pages reclaimed per MiB written")]
+
+
+def bounce_work(run, variant, base, disk, job, pressure):
+    """(µs per I/O, share of variant's window): the instructions of the
+    bounce's parts (insnbudget.BOUNCE_PARTS, as µs at the clock's rate)
+    that variant runs per I/O of the job above base, medians of boots;
+    NaNs where the boots carry no instruction counts."""
+    from .insnbudget import BOUNCE_PARTS   # (insnbudget imports stats)
+    t = run.tidy
+
+    def parts(v):
+        vals = [C.median(t, v, disk, job, m, pressure) for m in BOUNCE_PARTS]
+        return float(np.sum(vals)) if all(np.isfinite(vals)) else np.nan
+    d = parts(variant) - parts(base)
+    window = C.median(t, variant, disk, job, "insn_window_us_per_io", pressure)
+    return d, (d / window if np.isfinite(window) and window > 0 else np.nan)
+
+
+def mechanism_lines(run):
+    """Per shape (pressure job) and level, with and without pressure: the
+    bounce kernel's bounce pages (peak, mean, per I/O), its waits in
+    mempool_alloc and the pool reserve it used (the lab counter, exact),
+    the reclaim beside them, and the bounce's counted work per I/O above
+    the baseline: why one shape pays and another does not."""
+    pressure_jobs = list(dict.fromkeys((run.meta or {}).get("pressure_jobs", "").split()))
+    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    base = ROLES.labels_with_role(run, ROLES.BASELINE)
+    if not pressure_jobs or not bnc:
+        return []
+    t = run.tidy
+    rows = []
+    for job in pressure_jobs:
+        for p in levels(run):
+            for disk in dict.fromkeys(t[(t["job"] == job) & (t["pressure"] == p)]["disk"]):
+                if C.is_ratio(disk) or not ROLES.is_candidate(run, disk):
+                    continue
+                vals = [C.median(t, bnc[0], disk, job, m, p) for m, _ in MECHANISM]
+                if not any(np.isfinite(vals)):
+                    continue
+                work, share = (bounce_work(run, bnc[0], base[0], disk, job, p) if base
+                               else (np.nan, np.nan))
+                rows.append(f"| {job} | {p} | {disk} | " +
+                            " | ".join(md.fmt(x) for x in vals) +
+                            f" | {md.fmt(work, sign=True)} | "
+                            f"{md.fmt(100 * share, 2) + '%' if np.isfinite(share) else 'n/a'} |")
+    if not rows:
+        return []
+    vs = f" above {base[0]}" if base else ""
+    return ([f"The mechanism, per shape: what {bnc[0]} did with bounce pages (the kernel's "
+             "lab counter, exact; median of boots) and what the bounce's parts cost per I/O "
+             f"of the job, writer and reader together ({bnc[0]}{vs}, counted instructions as "
+             "µs at the clock's rate; n/a without counts):", "",
+             "| shape | pressure | disk | " + " | ".join(w for _, w in MECHANISM) +
+             " | bounce work, µs per I/O | its share of the window |",
+             "|---|---|---|" + "---|" * (len(MECHANISM) + 2)] + rows + [""])
 
 
 def section(run, verdicts, figures=None, run_dir=None):
@@ -479,7 +574,7 @@ def section(run, verdicts, figures=None, run_dir=None):
     stand = standing_lines(run)
     if stand:
         out += stand + [""]
-    out += dose_lines(run) + pressure_lines(run, verdicts)
+    out += dose_lines(run) + pressure_lines(run, verdicts) + mechanism_lines(run)
     for f in [f for f in figures or [] if f["kind"] in ("dose-response", "pressure-timeline")]:
         rel = os.path.relpath(f["png"], run_dir) if run_dir else f["png"]
         out.append(f"![{f['caption']}]({rel})")
@@ -502,7 +597,8 @@ def dose_response(run, p):
     if t.empty or not disks:
         return
     disk = disks[0]
-    job = sorted(set(t["job"]))[0]
+    # the first pressure job of the run (its first shape)
+    job = [x for x in (run.meta or {}).get("pressure_jobs", "").split() if x in set(t["job"])][0]
     low = _boot_lowfree(run)
     variants = [v for v in dict.fromkeys(run.boots["variant"])]
     targets = _targets(run)
@@ -540,6 +636,9 @@ def pressure_timeline(run, p):
     j = j[[ROLES.is_candidate(run, d) for d in j["disk"]]]
     if j.empty:
         return
+    # the run's first pressure job (its first shape), rep 1 of each variant
+    j = j[j["job"] == [x for x in (run.meta or {}).get("pressure_jobs", "").split()
+                       if x in set(j["job"])][0]]
     first = j.sort_values(["rep", "boot"]).groupby("variant", sort=False).head(1)
     blocks, names = [], []
     for r in first.itertuples():

@@ -189,8 +189,9 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # direction). The first row of a slot whose pattern matches and whose
 # metric the cell has wins.
 #
-# Writeback under pressure (pressure-writeback) has its own: the writer's
-# bandwidth, the steady reader's mean latency and its tail, the pages
+# The pressure jobs (pressure-*: the writeback, the scattered rewrites
+# that sync, the direct writer, each beside a reader) have their own: the
+# writer's bandwidth, the reader's mean latency and its tail, the pages
 # reclaimed and the time stalled on memory (PSI over fio's own window) per
 # MiB written. Each was chosen by its spread between boots of one kernel
 # with the dose held, in --set writeback at 12 reps (run 20261206-060820,
@@ -206,25 +207,26 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # the bounce pages' own footprint is counted exactly), and allocation
 # stalls and pages scanned stay exploratory: bursts whose count spreads
 # widely between trajectories of one kernel.
-_NOT_WRITEBACK = r"^(?!.*writeback)"
+_PRESSURE = r"^pressure-"
+_NOT_PRESSURE = r"^(?!pressure-)"
 # The sweep asks what a bounce costs per I/O, page and byte: its
 # throughput and CPU. Its jobs are bounded by size (96 I/Os at 256 KiB),
 # so a p99 is one of their few slowest I/Os, and the seed alone moved it
 # by 4-7 % (a default run's split halves): exploratory there.
 _NOT_SWEEP = r"^(?!sweep-)"
 PRIMARY = [
-    ("throughput", r"writeback", "write_bw"),
-    ("reader latency", r"writeback", "read_lat_mean_us"),
-    ("latency tail", r"writeback", "read_lat_p99_us"),
-    ("latency tail", r"writeback", "read_clat_p99_us"),
-    ("reclaim", r"writeback", "pgsteal_per_mib_written"),
-    ("memory stalls", r"writeback", "psi_some_us_per_mib_written"),
+    ("throughput", _PRESSURE, "write_bw"),
+    ("reader latency", _PRESSURE, "read_lat_mean_us"),
+    ("latency tail", _PRESSURE, "read_lat_p99_us"),
+    ("latency tail", _PRESSURE, "read_clat_p99_us"),
+    ("reclaim", _PRESSURE, "pgsteal_per_mib_written"),
+    ("memory stalls", _PRESSURE, "psi_some_us_per_mib_written"),
     ("throughput", r"seq|buffered", "{d}_bw"),
     ("throughput", None, "{d}_iops"),
     ("latency tail", _NOT_SWEEP, "{d}_lat_p99_us"),
     ("latency tail", _NOT_SWEEP, "{d}_clat_p99_us"),
-    ("CPU per GiB", _NOT_WRITEBACK, "cpu_s_per_gib"),
-    ("lowmem", _NOT_WRITEBACK, "lowfree_min_kb"),
+    ("CPU per GiB", _NOT_PRESSURE, "cpu_s_per_gib"),
+    ("lowmem", _NOT_PRESSURE, "lowfree_min_kb"),
 ]
 PRIMARY_SLOTS = list(dict.fromkeys(slot for slot, _, _ in PRIMARY))
 

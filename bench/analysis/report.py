@@ -346,9 +346,7 @@ def first_screen(run, verdicts, figures, run_dir):
     if table:
         out += table + [""]
     out += [f"- {line}" for line in XB.share_lines(run, verdicts)]
-    mem = MEM.first_screen_line(run, verdicts)
-    if mem:
-        out.append(f"- {mem}")
+    out += [f"- {line}" for line in MEM.first_screen_lines(run, verdicts)]
     undecided = MEM.undecided_line(run, verdicts)
     if undecided:
         out.append(f"  {undecided}")

@@ -2,9 +2,12 @@
 """memory.py on a real pressure run (fixtures/pressure-run: one boot each
 of pre, pre-fixed and post under full24, the ram-bounce job only): the
 footprint, the pool, the per-level table and both figures."""
+import copy
 import os
 import tempfile
 import unittest
+
+import pandas as pd
 
 import helpers as H
 from analysis import memory, plots, stats, tidy
@@ -57,18 +60,46 @@ class PressureRun(unittest.TestCase):
         self.assertIn("pressure hogs' CPU during the job, most (must be 0) | all | 0 s", self.text)
 
     def test_first_screen_sentence(self):
-        line = memory.first_screen_line(self.data, self.verdicts)
+        lines = memory.first_screen_lines(self.data, self.verdicts)
+        self.assertEqual(len(lines), 1, lines)   # one shape: one line
+        line = lines[0]
         self.assertTrue(line.startswith("Memory, under full24 (ram-bounce, pressure-writeback): "
                                         "pre-fixed holds up to "), line)
-        self.assertIn("its writeback bandwidth is ", line)
+        self.assertIn("its write bandwidth is ", line)
         self.assertIn("x post's (too few repetitions", line)
+        self.assertIn("and its reader's mean latency is ", line)
+
+    def test_first_screen_a_line_per_shape(self):
+        # a second pressure job, the same cells under another name: its
+        # own line, in the run's order of pressure jobs
+        data = copy.copy(self.data)
+        t = data.tidy
+        twin = t[t["job"] == "pressure-writeback"].assign(job="pressure-direct-write")
+        data.tidy = pd.concat([t, twin], ignore_index=True)
+        data.meta = dict(data.meta, pressure_jobs="pressure-writeback pressure-direct-write")
+        v = self.verdicts
+        v = pd.concat([v, v[v["job"] == "pressure-writeback"].assign(job="pressure-direct-write")],
+                      ignore_index=True)
+        lines = memory.first_screen_lines(data, v)
+        self.assertEqual([x.split(":")[0] for x in lines],
+                         ["Memory, under full24 (ram-bounce, pressure-writeback)",
+                          "Memory, under full24 (ram-bounce, pressure-direct-write)"])
+
+    def test_mechanism_per_shape(self):
+        self.assertIn("The mechanism, per shape: what pre-fixed did with bounce pages", self.text)
+        row = [x for x in self.text.splitlines()
+               if x.startswith("| pressure-writeback | full24 | ram-bounce | ")]
+        self.assertEqual(len(row), 1, row)
+        # a count per column: nothing left empty
+        self.assertEqual(row[0].count("|"), 3 + len(memory.MECHANISM) + 3)
 
     def test_undecided_rows_say_what_would_decide_them(self):
         rows = memory.undecided_rows(self.data, self.verdicts)
         # one boot each: every primary writeback row of pre-fixed against
         # each other kernel is undecided
-        self.assertIn(("write_bw", "post", rows[0][2]), [r for r in rows if r[0] == "write_bw"])
-        self.assertEqual({o for _, o, _ in rows}, {"pre", "post"})
+        self.assertIn(("write_bw", "post", rows[0][2], "pressure-writeback"),
+                      [r for r in rows if r[0] == "write_bw"])
+        self.assertEqual({r[1] for r in rows}, {"pre", "post"})
         line = memory.undecided_line(self.data, self.verdicts)
         self.assertIn("`./run.sh compare --set writeback` decides them tighter (36 pressure boots", line)
         # a row decided to within the bound is not listed
@@ -76,12 +107,23 @@ class PressureRun(unittest.TestCase):
         sel = (v["metric"] == "write_bw") & v["primary"].astype(bool)
         v.loc[sel, "verdict"] = stats.NO_DIFF
         v.loc[sel, "mde_pct"] = 8.0
-        self.assertNotIn("write_bw", {m for m, _, _ in memory.undecided_rows(self.data, v)})
+        self.assertNotIn("write_bw", {r[0] for r in memory.undecided_rows(self.data, v)})
         # so is one whose CI lies within ±its smallest effect of interest
         sel = (v["metric"] == "pgsteal_per_mib_written") & v["primary"].astype(bool)
         v.loc[sel, "relevance"] = "no relevant difference (CI within ±10%)"
         self.assertNotIn("pgsteal_per_mib_written",
-                         {m for m, _, _ in memory.undecided_rows(self.data, v)})
+                         {r[0] for r in memory.undecided_rows(self.data, v)})
+
+    def test_undecided_leaves_out_a_metric_no_boot_counted(self):
+        # a direct writer reclaims nothing: 0 in every boot of every
+        # kernel is nothing to decide, not "could detect"
+        m = "pgsteal_per_mib_written"
+        self.assertIn(m, {r[0] for r in memory.undecided_rows(self.data, self.verdicts)})
+        data = copy.copy(self.data)
+        t = data.tidy.copy()
+        t.loc[t["metric"] == m, "value"] = 0.0
+        data.tidy = t
+        self.assertNotIn(m, {r[0] for r in memory.undecided_rows(data, self.verdicts)})
 
     def test_undecided_at_the_deciding_sets_reps_says_the_reps_needed(self):
         # a run with the writeback set's 16 reps a side does not send the

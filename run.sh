@@ -48,6 +48,12 @@ commands:
                         --check: (without RUN-ID nothing is added) exit 3
                         when the newest run moved a headline metric beyond
                         its smallest effect of interest
+  explain RUN-ID A B [--disk D] [--job J] [--pressure P] [--top N]
+  explain RUN-ID:A OTHER-RUN-ID:B [...]
+                        where two kernels' instructions differ in one job,
+                        symbol by symbol, per I/O (exact-clock boots; see
+                        'bench/explain --help'); exit 2 for an unknown
+                        run, variant, disk or job, or no counts
   variants              list the kernel variants and their patch stacks
   test                  run the test suite (same as 'make test')
   help                  this text
@@ -191,6 +197,14 @@ cmd_history()
 	[ -z "$check" ] || exec "$BL_ROOT/bench/history" check
 }
 
+# The differential profile of two kernels (or one kernel in two runs):
+# bench/explain reads the runs' instruction counts.
+cmd_explain()
+{
+	bl_deps_install $BL_DEPS_ANALYSIS
+	exec "$BL_ROOT/bench/explain" "$@"
+}
+
 cmd_variants()
 {
 	local v
@@ -216,6 +230,7 @@ main()
 	compare)	cmd_compare "$@" ;;
 	report)		cmd_report "$@" ;;
 	history)	cmd_history "$@" ;;
+	explain)	cmd_explain "$@" ;;
 	versions)	cmd_versions "$@" ;;
 	help|-h|--help)	usage ;;
 	'')		usage >&2; exit 2 ;;

@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where two kernels' instructions differ, symbol by symbol: the exact
+differential profile of one job (./run.sh explain, bench/explain).
+
+Every boot on an exact clock writes insnprof.txt, the instructions and
+calls of each kernel symbol in each job's window (insnprof.py). For two
+sides, A and B (a label of a run, or one label in two runs), one disk,
+one job and one pressure level, per I/O of the job (its fio I/Os, all
+directions):
+
+  per symbol  B - A instructions per I/O (the mean of each side's boots),
+              each side's calls per I/O, the part of the bounce it
+              belongs to (insnprof.part_of), the delta as µs at the
+              clock's rate (2^shift ns an instruction), and over reps
+              paired by rep number (one seed) the range of the delta
+  the rest    the symbols past the top N, in one line; the user's
+              instructions and the kernel's outside any symbol, a line
+              each
+  the total   their sum: the counted delta of the window's instructions
+              per I/O. Means are linear, so the sum is that delta up to
+              rounding; check_total says how far apart they are
+
+A side is exact when its boots' window instructions per I/O spread within
+the run's determinism bound: then every delta is a count, not an
+estimate, and the rep ranges say only what the seed moves.
+"""
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from lab import labconf as L
+from . import determinism as D
+from . import insnprof as X
+from .monitors import Boot, Job
+
+USER, UNNAMED = "(user)", "(kernel, no symbol)"
+
+
+class ExplainError(Exception):
+    """Bad input: an unknown run, label, disk or job, or no counts."""
+
+
+@dataclass
+class Side:
+    """One side of the comparison: a label's ok jobs of one cell, each
+    with its window's instructions per I/O by symbol."""
+    run: str
+    label: str
+    disk: str
+    job: str
+    pressure: str
+    ns_per_insn: float = np.nan
+    bound_pct: float = D.DEFAULT_BOUND_PCT
+    reps: list = field(default_factory=list)        # rep numbers
+    per_io: list = field(default_factory=list)      # {symbol: insns per I/O}
+    calls: list = field(default_factory=list)       # {symbol: calls per I/O}
+    copy: list = field(default_factory=list)        # {symbol: rep movs iterations per I/O}
+    total: list = field(default_factory=list)       # window insns per I/O
+
+    @property
+    def name(self):
+        return f"{os.path.basename(self.run)}:{self.label}"
+
+
+def run_jobs(run_dir):
+    """The run's job table (jobs.csv, written by the analysis)."""
+    path = os.path.join(run_dir, "jobs.csv")
+    if not os.path.isfile(path):
+        raise ExplainError(f"{run_dir}: no jobs.csv (not an analysed run; "
+                           f"./run.sh report {os.path.basename(run_dir)} writes it)")
+    j = pd.read_csv(path, dtype=str, keep_default_na=False)
+    return j[j["state"] == "ok"]
+
+
+def _choose(what, asked, found, where):
+    """asked, when it is among found; the first of found when nothing was
+    asked; else an ExplainError that names what there is."""
+    if asked is None:
+        if not found:
+            raise ExplainError(f"no {what} with instruction counts in {where}")
+        return found[0]
+    if asked not in found:
+        raise ExplainError(f"unknown {what} '{asked}' in {where} "
+                           f"(there: {', '.join(found) or 'none'})")
+    return asked
+
+
+def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None):
+    """The Side of label in run_dir. disk, job and pressure None: the
+    first the label has (candidate disks first, jobs in the order the
+    boots ran them, "none" first). ExplainError on anything unknown or
+    when the cell's boots carry no instruction counts."""
+    if not os.path.isdir(run_dir):
+        raise ExplainError(f"no run folder {run_dir}")
+    jobs = run_jobs(run_dir) if jobs is None else jobs
+    lab = L.load(run_dir)
+    where = f"run {os.path.basename(run_dir)}"
+    labels = list(dict.fromkeys(jobs["variant"]))
+    label = _choose("variant", label, labels, where)
+    mine = jobs[jobs["variant"] == label]
+    cands = [d for d in dict.fromkeys(mine["disk"]) if L.disk_role(lab, d) == "bounce-candidate"]
+    disk = _choose("disk", disk, cands + [d for d in dict.fromkeys(mine["disk"])
+                                          if d not in cands], f"{where}, {label}")
+    mine = mine[mine["disk"] == disk]
+    job = _choose("job", job, list(dict.fromkeys(mine["job"])), f"{where}, {label} on {disk}")
+    mine = mine[mine["job"] == job]
+    levels = sorted(set(mine["pressure"]), key=lambda p: (p != L.NO_PRESSURE, p))
+    pressure = _choose("pressure level", pressure, levels, f"{where}, {label} {disk} {job}")
+    mine = mine[mine["pressure"] == pressure]
+    side = Side(run_dir, label, disk, job, pressure,
+                bound_pct=float(L.default(lab, "determinism_bound_pct", D.DEFAULT_BOUND_PCT)))
+    cache = {}
+    for r in mine.sort_values("rep", key=lambda s: s.astype(int)).itertuples():
+        jdir = os.path.join(run_dir, r.dir)
+        boot = Boot(X.boot_dir(jdir), lab)
+        prof = X.job_profile(jdir, cache)
+        fio_job = Job(jdir, boot)
+        ios = sum(rec["ios"] for rec in fio_job.directions.values())
+        if prof is None or not ios or not boot.ns_per_insn:
+            continue
+        counts, _ns = prof
+        per_io = {s: c / ios for s, (c, _n, _cp) in counts["syms"].items()}
+        named = sum(c for c, _n, _cp in counts["syms"].values())
+        per_io[USER] = counts["user"] / ios
+        per_io[UNNAMED] = (counts["kernel"] - named) / ios
+        side.reps.append(int(r.rep))
+        side.per_io.append(per_io)
+        side.calls.append({s: n / ios for s, (_c, n, _cp) in counts["syms"].items()})
+        side.copy.append({s: cp / ios for s, (_c, _n, cp) in counts["syms"].items()})
+        side.total.append((counts["user"] + counts["kernel"]) / ios)
+        side.ns_per_insn = boot.ns_per_insn
+    if not side.reps:
+        raise ExplainError(f"{where}: {label} {disk} {job} ({pressure}) has no instruction "
+                           "counts (no insnprof.txt: boot it on an exact clock)")
+    return side
+
+
+def _frame(dicts):
+    return pd.DataFrame(dicts).fillna(0.0)
+
+
+def is_exact(side):
+    """Whether the side's boots repeat: window instructions per I/O within
+    the determinism bound ((max - min) / median)."""
+    t = np.asarray(side.total, float)
+    return len(t) >= 1 and (t.max() - t.min()) <= side.bound_pct / 100 * np.median(t)
+
+
+def differ(a, b, top=20):
+    """The differential profile of B against A: (rows, summary).
+
+    rows: a DataFrame, one row per symbol of the top N by |delta| then
+    "rest", the user and unnamed lines and "total"; columns symbol, part,
+    delta (instructions per I/O), copy (the rep movs iterations among
+    them: the bytes a copy moved, a few at a time), calls_a, calls_b (per
+    I/O), us (the
+    delta in µs), lo, hi (the delta's range over reps paired by rep
+    number, NaN without a shared rep).
+    summary: counted delta, the total's relative gap to it, exactness."""
+    pa, pb = _frame(a.per_io), _frame(b.per_io)
+    syms = sorted(set(pa.columns) | set(pb.columns))
+    pa, pb = pa.reindex(columns=syms, fill_value=0.0), pb.reindex(columns=syms, fill_value=0.0)
+    ca = _frame(a.calls).reindex(columns=syms, fill_value=0.0).mean()
+    cb = _frame(b.calls).reindex(columns=syms, fill_value=0.0).mean()
+    copy = (_frame(b.copy).reindex(columns=syms, fill_value=0.0).mean() -
+            _frame(a.copy).reindex(columns=syms, fill_value=0.0).mean())
+    delta = pb.mean() - pa.mean()
+    shared = [r for r in b.reps if r in a.reps]
+    if shared:
+        ia = [a.reps.index(r) for r in shared]
+        ib = [b.reps.index(r) for r in shared]
+        per_rep = pb.iloc[ib].reset_index(drop=True) - pa.iloc[ia].reset_index(drop=True)
+        lo, hi = per_rep.min(), per_rep.max()
+    else:
+        lo = hi = pd.Series(np.nan, index=syms)
+    ns = a.ns_per_insn if np.isfinite(a.ns_per_insn) else b.ns_per_insn
+    special = [USER, UNNAMED]
+    named = delta.drop(special).reindex(delta.drop(special).abs().sort_values(
+        ascending=False, kind="stable").index)
+    head, rest = named.iloc[:top], named.iloc[top:]
+
+    def row(sym, d, part, c_a, c_b, l, h, cp=np.nan):
+        return dict(symbol=sym, part=part, delta=d, copy=cp, calls_a=c_a, calls_b=c_b,
+                    us=d * ns / 1000.0, lo=l, hi=h)
+    rows = [row(s, delta[s], X.part_of(s), ca[s], cb[s], lo[s], hi[s], copy[s])
+            for s in head.index]
+    rest_syms = list(rest.index)
+    rows.append(row(f"rest ({len(rest_syms)} symbols)", float(rest.sum()), "",
+                    np.nan, np.nan,
+                    float(per_rep[rest_syms].sum(axis=1).min()) if shared and rest_syms else np.nan,
+                    float(per_rep[rest_syms].sum(axis=1).max()) if shared and rest_syms else np.nan))
+    for s in special:
+        rows.append(row(s, delta[s], "", np.nan, np.nan, lo[s], hi[s]))
+    total = float(delta.sum())
+    rows.append(row("total", total, "", np.nan, np.nan,
+                    float(per_rep.sum(axis=1).min()) if shared else np.nan,
+                    float(per_rep.sum(axis=1).max()) if shared else np.nan))
+    counted = float(np.mean(b.total) - np.mean(a.total))
+    gap = abs(total - counted) / max(abs(counted), 1e-12)
+    return pd.DataFrame(rows), dict(counted=counted, total=total, gap=gap,
+                                    exact=is_exact(a) and is_exact(b), ns=ns,
+                                    a_total=float(np.mean(a.total)),
+                                    b_total=float(np.mean(b.total)))
+
+
+def _num(x, digits=1, sign=False):
+    if x is None or not np.isfinite(x):
+        return "n/a"
+    return f"{x:+,.{digits}f}" if sign else f"{x:,.{digits}f}"
+
+
+def render(a, b, rows, summary):
+    """The text bench/explain prints."""
+    same_run = a.run == b.run
+    head = (f"{b.label} against {a.label}" if same_run else f"{b.name} against {a.name}")
+    out = [f"{head}: {a.disk}, {a.job} (pressure {a.pressure}); "
+           f"{len(a.reps)} and {len(b.reps)} boots",
+           f"window instructions per I/O: {a.label} {_num(summary['a_total'])}, "
+           f"{b.label} {_num(summary['b_total'])}, delta {_num(summary['counted'], sign=True)} "
+           f"({_num(summary['counted'] * summary['ns'] / 1000.0, 2, True)} µs at "
+           f"{summary['ns']:g} ns an instruction)"]
+    if summary["exact"]:
+        out.append(f"exact clock, every boot of both sides within ±{a.bound_pct:g}%: each delta "
+                   "is a count, not an estimate; the rep ranges show what the seed moves")
+    else:
+        out.append("the boots of a side spread beyond the determinism bound: each delta is a "
+                   "mean over boots; the range over reps paired by seed says how far it moves")
+    out += ["", f"{'symbol':<40} {'part':<12} {'delta insn/IO':>14} {'of it copy':>11} "
+            f"{'calls/IO ' + a.label:>16} {'calls/IO ' + b.label:>16} {'µs/IO':>9}  range over reps"]
+    for r in rows.itertuples():
+        rng = (f"{_num(r.lo, 1, True)} .. {_num(r.hi, 1, True)}"
+               if np.isfinite(r.lo) and np.isfinite(r.hi) else "")
+        cp = _num(r.copy, 1, True) if np.isfinite(r.copy) else ""
+        out.append(f"{r.symbol[:40]:<40} {r.part[:12]:<12} {_num(r.delta, 1, True):>14} {cp:>11} "
+                   f"{_num(r.calls_a, 3):>16} {_num(r.calls_b, 3):>16} "
+                   f"{_num(r.us, 3, True):>9}  {rng}")
+    out.append("")
+    out.append(f"the total is the counted delta within {100 * summary['gap']:.2g}%")
+    return "\n".join(out)

@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+"""explain.py and bench/explain on a counted run (test_insnprof's: pre
+and pre-fixed on ram-bounce under insn, two reps, the bounce's symbols
+known per I/O): the symbols that differ, the total against the counted
+delta, and the errors."""
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+import helpers as H
+import test_insnprof as P
+from analysis import explain as E
+
+EXPLAIN = os.path.join(H.ROOT, "bench", "explain")
+
+
+def with_jobs_csv(run):
+    """The run's jobs.csv, as the analysis writes it."""
+    run.jobs.to_csv(os.path.join(run.path, "jobs.csv"), index=False)
+    return run.path
+
+
+class Differ(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.root = with_jobs_csv(P.counted_run(os.path.join(cls.tmp.name, "r")))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def explain(self, top=20, a="pre", b="pre-fixed"):
+        sa = E.load_side(self.root, a, "ram-bounce", "lat-randread-4k-qd1")
+        sb = E.load_side(self.root, b, sa.disk, sa.job, sa.pressure)
+        return sa, sb, *E.differ(sa, sb, top)
+
+    def test_the_bounce_symbols_and_the_total(self):
+        _, _, rows, summary = self.explain()
+        by = rows.set_index("symbol")
+        for sym, (count, calls, _copy) in P.BOUNCE.items():
+            self.assertAlmostEqual(by.loc[sym, "delta"], count, places=6)
+            self.assertAlmostEqual(by.loc[sym, "calls_b"] - by.loc[sym, "calls_a"], calls)
+            self.assertAlmostEqual(by.loc[sym, "lo"], count, places=6)   # both reps
+        self.assertEqual(by.loc["__blk_queue_bounce", "part"], "bio clone")
+        self.assertAlmostEqual(by.loc["__blk_queue_bounce", "us"], 312 * P.NS / 1000.0)
+        total = sum(c for c, _, _ in P.BOUNCE.values())
+        self.assertAlmostEqual(by.loc["total", "delta"], total, places=6)
+        self.assertAlmostEqual(summary["counted"], total, places=6)
+        self.assertLess(summary["gap"], 0.001)
+        self.assertTrue(summary["exact"])
+        # the largest first
+        self.assertEqual(rows["symbol"].iloc[0], "bounce_end_io_read")
+
+    def test_the_rest_keeps_the_sum(self):
+        _, _, rows, summary = self.explain(top=2)
+        self.assertEqual(list(rows["symbol"][:2]), ["bounce_end_io_read", "get_page_from_freelist"])
+        self.assertTrue(rows["symbol"].iloc[2].startswith("rest ("))
+        self.assertAlmostEqual(rows["delta"].iloc[:-1].sum(), summary["counted"], places=6)
+
+    def test_render_says_exact_and_the_gap(self):
+        sa, sb, rows, summary = self.explain()
+        text = E.render(sa, sb, rows, summary)
+        self.assertIn("pre-fixed against pre: ram-bounce, lat-randread-4k-qd1 (pressure none)",
+                      text)
+        self.assertIn("each delta is a count", text)
+        self.assertIn("the total is the counted delta within", text)
+
+    def test_cli_two_labels_and_two_runs(self):
+        r = subprocess.run([EXPLAIN, self.root, "pre", "pre-fixed"], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("bounce_end_io_read", r.stdout)
+        other = os.path.join(self.tmp.name, "other")
+        shutil.copytree(self.root, other, dirs_exist_ok=True)
+        r = subprocess.run([EXPLAIN, f"{self.root}:pre", f"{other}:pre"], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("other:pre against r:pre", r.stdout)
+        self.assertRegex(r.stdout, r"\ntotal +\+0\.0 ")
+
+    def test_cli_refuses_what_it_does_not_know(self):
+        for args, said in [
+                (["nosuchrun", "pre", "pre-fixed"], "unknown run 'nosuchrun'"),
+                ([self.root, "pre", "nosuch"], "unknown variant 'nosuch'"),
+                ([self.root, "pre", "pre-fixed", "--disk", "usb-pio"], "unknown disk 'usb-pio'"),
+                ([self.root, "pre", "pre-fixed", "--job", "nojob"], "unknown job 'nojob'"),
+                ([self.root, "pre"], "usage: bench/explain")]:
+            r = subprocess.run([EXPLAIN] + args, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+            self.assertIn(said, r.stderr)
+
+    def test_no_counts_is_an_error_not_a_zero(self):
+        bare = os.path.join(self.tmp.name, "bare")
+        shutil.copytree(self.root, bare, dirs_exist_ok=True)
+        for dirpath, _dirs, files in os.walk(bare):
+            if "insnprof.txt" in files:
+                os.remove(os.path.join(dirpath, "insnprof.txt"))
+        r = subprocess.run([EXPLAIN, bare, "pre", "pre-fixed"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("has no instruction counts", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -40,6 +40,8 @@ gives:
                    an I/O is given from the count, beside what the timing
                    of the disk could detect (the first screen's line).
 """
+import os
+
 import numpy as np
 
 from . import determinism as D
@@ -327,7 +329,63 @@ def section(run):
             [disk, job, f"{v} − {b}", md.delta(wall), md.delta(total)] +
             [md.delta(x) for _, x in parts] + [md.delta(user), md.delta(idle)]) + " |")
         notes.append(_job_notes(run, disk, job, v, b, vals, total, wall))
-    return lines + [""] + units_lines(run) + [n for group in notes for n in group]
+    return (lines + [""] + units_lines(run) + symbol_lines(run, rows) +
+            [n for group in notes for n in group])
+
+
+# Symbols shown per job under the parts (./run.sh explain has them all).
+TOP_SYMBOLS = 8
+
+
+def _direction(run, disk, job):
+    t = run.tidy
+    present = set(t[(t["disk"] == disk) & (t["job"] == job)]["metric"])
+    return "write" if "write_iops" in present and "read_iops" not in present else "read"
+
+
+def symbol_lines(run, rows):
+    """Under the parts, where the instructions go: for the first counted
+    disk, one read job and one write job (the first of each), the
+    symbols whose instructions per I/O differ most between the bounce
+    variant and the baseline (explain.py), the rest and the total."""
+    from . import explain as E   # (explain reads the job folders itself)
+    picked, seen = [], set()
+    for disk, job, v, b, _vals in rows:
+        d = _direction(run, disk, job)
+        if disk == rows[0][0] and d not in seen and not job.endswith(C.PROBED):
+            seen.add(d)
+            picked.append((disk, job, v, b, d))
+    out = []
+    for disk, job, v, b, d in picked:
+        try:
+            sa = E.load_side(run.path, b, disk, job, L.NO_PRESSURE, jobs=_ok_jobs(run))
+            sb = E.load_side(run.path, v, disk, job, L.NO_PRESSURE, jobs=_ok_jobs(run))
+        except E.ExplainError:
+            continue
+        table, summary = E.differ(sa, sb, TOP_SYMBOLS)
+        out += [f"Where the instructions of a {d} go ({disk} {job}): the symbols whose "
+                f"instructions per I/O differ most, {v} less {b} (means of boots; "
+                f"`./run.sh explain {os.path.basename(run.path)} {b} {v} --disk {disk} "
+                f"--job {job}` lists them all); the total is the counted difference "
+                f"({'exact: every boot of both within the determinism bound' if summary['exact'] else 'the boots spread beyond the determinism bound'}).",
+                "", "| symbol | part | Δ instructions per I/O | of it copy | calls per I/O, "
+                f"{b} → {v} | Δ µs per I/O | range over reps |", "|---|---|---|---|---|---|---|"]
+        for r in table.itertuples():
+            calls = (f"{md.fmt(r.calls_a, fixed=2)} → {md.fmt(r.calls_b, fixed=2)}"
+                     if np.isfinite(r.calls_a) else "")
+            rng = (f"{md.fmt(r.lo, fixed=0, sign=True)} to {md.fmt(r.hi, fixed=0, sign=True)}"
+                   if np.isfinite(r.lo) else "")
+            out.append(f"| {r.symbol} | {r.part} | {md.fmt(r.delta, fixed=0, sign=True)} | "
+                       f"{md.fmt(r.copy, fixed=0, sign=True) if np.isfinite(r.copy) else ''} | "
+                       f"{calls} | {md.fmt(r.us, fixed=2, sign=True)} | {rng} |")
+        out.append("")
+    return out
+
+
+def _ok_jobs(run):
+    """The run's measured jobs, as explain reads them from jobs.csv."""
+    j = run.jobs
+    return j[j["state"] == "ok"].astype({"rep": int})
 
 
 def _probe_note(run, disk, job, v):

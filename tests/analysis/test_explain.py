@@ -3,7 +3,9 @@
 and pre-fixed on ram-bounce under insn, two reps, the bounce's symbols
 known per I/O): the symbols that differ, the total against the counted
 delta, and the errors."""
+import glob
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -12,6 +14,7 @@ import unittest
 import helpers as H
 import test_insnprof as P
 from analysis import explain as E
+from analysis.history import check
 
 EXPLAIN = os.path.join(H.ROOT, "bench", "explain")
 
@@ -101,6 +104,52 @@ class Differ(unittest.TestCase):
         r = subprocess.run([EXPLAIN, bare, "pre", "pre-fixed"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 2)
         self.assertIn("has no instruction counts", r.stderr)
+
+
+def plant(run_dir, variant, symbol, per_io, ios=1000):
+    """Add per_io instructions a call of symbol to every window of
+    variant's boots in run_dir (a planted regression)."""
+    for bdir in glob.glob(os.path.join(run_dir, "boots", "*")):
+        # NNN-VARIANT-DISK-...: the fixture's disk is ram-bounce
+        if not re.match(rf"\d+-{re.escape(variant)}-ram", os.path.basename(bdir)):
+            continue
+        path = os.path.join(bdir, "insnprof.txt")
+        out = []
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for line in text.splitlines():
+            p = line.split()
+            if p and p[0] == "window":
+                kern = int(p[3].split("=")[1]) + per_io * ios
+                line = f"{p[0]} {p[1]} {p[2]} kernel={kern}"
+            if p and p[0] == "end":
+                out.append(f"sym {symbol} {per_io * ios} {ios} 0")
+            out.append(line)
+        H.write_text(path, "\n".join(out) + "\n")
+
+
+class HistoryCheck(unittest.TestCase):
+    """check.symbol_lines: under a moved pair, where its instructions
+    went between its two runs."""
+
+    def test_a_planted_symbol_is_named_first(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            a = with_jobs_csv(P.counted_run(os.path.join(tmp, "run-a")))
+            b = os.path.join(tmp, "run-b")
+            shutil.copytree(a, b)
+            plant(b, "pre", "lab_planted_work", 7000)
+            r = dict(run_a="run-a", run_b="run-b", variant="pre", disk="ram-bounce",
+                     job="lat-randread-4k-qd1", pressure="none")
+            lines = check.symbol_lines(r, tmp)
+            self.assertIn("(counted, exact): instructions per I/O", lines[0])
+            self.assertIn("(+7000)", lines[0])
+            self.assertEqual(lines[1].split(":")[0].strip(), "lab_planted_work (other kernel)")
+            self.assertIn("+7000, calls per I/O 0.00 -> 1.00", lines[1])
+            # the same run twice: nothing moved, every line +0
+            same = check.symbol_lines(dict(r, run_b="run-a"), tmp)
+            self.assertIn("(+0)", same[0])
+            # a run that is not there: nothing to say, no error
+            self.assertEqual(check.symbol_lines(dict(r, run_b="gone"), tmp), [])
 
 
 if __name__ == "__main__":

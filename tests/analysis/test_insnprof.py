@@ -202,6 +202,16 @@ class Budget(unittest.TestCase):
         self.assertIn("The three agree within 10%", text)
         self.assertIn("1.000 bounces per I/O", text)
 
+    def test_section_names_the_symbols_that_moved(self):
+        text = "\n".join(insnbudget.section(self.counted))
+        self.assertIn("Where the instructions of a read go (ram-bounce lat-randread-4k-qd1)",
+                      text)
+        self.assertIn("| bounce_end_io_read | completion | +1187 | +1025 | 0.00 → 1.00 | "
+                      f"{1187 * NS / 1000:+.2f} | +1187 to +1187 |", text)
+        total = sum(c for c, _, _ in BOUNCE.values())
+        self.assertIn(f"| total |  | +{total} |", text)
+        self.assertIn("exact: every boot of both within the determinism bound", text)
+
     def test_per_bounce_parts_exact_where_the_boots_repeat(self):
         (row,) = insnbudget.per_bounce(self.counted)
         disk, job, v, b, per_io, parts, share = row

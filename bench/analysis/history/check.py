@@ -12,9 +12,21 @@ is significant and its size |B/A - 1| is at least the metric's smallest
 effect of interest (metrics.min_effect; stats.relevance calls it
 "relevant"). Either direction counts: a kernel that got faster changed
 too, and the lines say which way.
+
+Under each moved pair whose two runs are in the results folder with
+instruction counts (an exact clock), where the instructions went: the
+symbols whose instructions per I/O moved most between the two runs
+(explain.py), the rest and the total.
 """
-from analysis import md, metrics, stats
+import os
+
+import numpy as np
+
+from analysis import explain, md, metrics, stats
 from analysis.history import figures, table
+
+# Symbols said under a moved metric (./run.sh explain has them all).
+TOP_SYMBOLS = 5
 
 
 def newest_run(df):
@@ -51,3 +63,26 @@ def line(r):
             f"{r['verdict']}, ratio {md.ratio_text(r)}: "
             f"{stats.effect_pct(r['ratio']):.3g} % >= its smallest effect of interest "
             f"{r['min_effect_pct']:.3g} % (runs {r['run_a']} -> {r['run_b']}{note})")
+
+
+def symbol_lines(r, results, top=TOP_SYMBOLS):
+    """Indented lines: where a moved pair's instructions per I/O went
+    between its two runs, symbol by symbol; [] when either run is not in
+    results or its cell has no instruction counts (host time)."""
+    try:
+        a = explain.load_side(os.path.join(results, str(r["run_a"])), r["variant"], r["disk"],
+                              r["job"], r["pressure"])
+        b = explain.load_side(os.path.join(results, str(r["run_b"])), r["variant"], a.disk,
+                              a.job, a.pressure)
+    except explain.ExplainError:
+        return []
+    rows, summary = explain.differ(a, b, top)
+    out = [f"  where it went (counted, {'exact' if summary['exact'] else 'means of boots'}): "
+           f"instructions per I/O {md.fmt(summary['a_total'], fixed=0)} -> "
+           f"{md.fmt(summary['b_total'], fixed=0)} ({md.fmt(summary['counted'], fixed=0, sign=True)})"]
+    for x in rows.itertuples():
+        calls = (f", calls per I/O {md.fmt(x.calls_a, fixed=2)} -> {md.fmt(x.calls_b, fixed=2)}"
+                 if np.isfinite(x.calls_a) else "")
+        part = f" ({x.part})" if x.part else ""
+        out.append(f"    {x.symbol}{part}: {md.fmt(x.delta, fixed=0, sign=True)}{calls}")
+    return out

@@ -155,7 +155,36 @@ test_initramfs_concurrent()
 	rm -f "$WORK"/ib-barrier.*
 }
 
-t_plan 7
+# Equal programs give an equal image, whenever and wherever it is built:
+# not the time fio was built or busybox fetched, not the cache's path,
+# not the git revision (an exact boot's instructions hang on every byte).
+test_initramfs_reproducible()
+{
+	local sb img a=$WORK/ib-repro-a b=$WORK/ib-repro-b rc=0 out
+	sb=$(guest_build_sandbox)
+	rm -rf "$a" "$b"
+	mkdir -p "$a" && cp -a "$WORK/ib-cache/guest" "$a/"
+	rm -f "$a/guest/initramfs.cpio.gz" "$a/guest/.initramfs.key"
+	printf 'sha256: fake\nbuilt: 2026-01-01T00:00:00Z\nunstripped: %s/guest/src/fio\nconfigure: -L%s/guest/sysroot\n' \
+		"$a" "$a" >"$a/guest/bin/fio.version"
+	printf 'sha256: fake\nfetched: 2026-01-01T00:00:00Z\n' >"$a/guest/bin/busybox.version"
+	out=$(BOUNCELAB_CACHE=$a "$sb/guest/build" 2>&1) || rc=$?
+	# later, in another folder, from another commit
+	mkdir -p "$b" && cp -a "$a/guest" "$b/"
+	rm -f "$b/guest/initramfs.cpio.gz" "$b/guest/.initramfs.key"
+	sed -i "s|$a|$b|g; s|2026-01-01|2026-02-02|" "$b/guest/bin/fio.version" "$b/guest/bin/busybox.version"
+	git -C "$sb" commit -q --allow-empty -m "another commit" 2>/dev/null || true
+	out+=$(BOUNCELAB_CACHE=$b "$sb/guest/build" 2>&1) || rc=$?
+	img=guest/initramfs.cpio.gz
+	[ $rc = 0 ] && cmp -s "$a/$img" "$b/$img" &&
+	   ! gzip -dc "$b/$img" | grep -a -e 2026-0 -e "$b" >/dev/null &&
+		t_ok "guest/build: two builds at other times, in other folders, give the same bytes" ||
+		t_fail "guest/build: two builds at other times, in other folders, give the same bytes" \
+			"exit $rc" "$out" "$(gzip -dc "$b/$img" | grep -a -e 2026-0 -e "$b" | head -3)"
+}
+
+t_plan 8
 test_gen_initramfs
 test_initramfs_concurrent
+test_initramfs_reproducible
 t_summary

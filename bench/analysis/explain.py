@@ -87,11 +87,12 @@ def _choose(what, asked, found, where):
     return asked
 
 
-def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None):
+def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cache=None):
     """The Side of label in run_dir. disk, job and pressure None: the
     first the label has (candidate disks first, jobs in the order the
     boots ran them, "none" first). ExplainError on anything unknown or
-    when the cell's boots carry no instruction counts."""
+    when the cell's boots carry no instruction counts. cache: a dict kept
+    across calls, so that each boot's insnprof.txt is parsed once."""
     if not os.path.isdir(run_dir):
         raise ExplainError(f"no run folder {run_dir}")
     jobs = run_jobs(run_dir) if jobs is None else jobs
@@ -111,7 +112,7 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None):
     mine = mine[mine["pressure"] == pressure]
     side = Side(run_dir, label, disk, job, pressure,
                 bound_pct=float(L.default(lab, "determinism_bound_pct", D.DEFAULT_BOUND_PCT)))
-    cache = {}
+    cache = {} if cache is None else cache
     for r in mine.sort_values("rep", key=lambda s: s.astype(int)).itertuples():
         jdir = os.path.join(run_dir, r.dir)
         boot = Boot(X.boot_dir(jdir), lab)
@@ -135,6 +136,14 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None):
         raise ExplainError(f"{where}: {label} {disk} {job} ({pressure}) has no instruction "
                            "counts (no insnprof.txt: boot it on an exact clock)")
     return side
+
+
+def load_pair(a, b, disk=None, job=None, pressure=None, jobs=None, cache=None):
+    """(Side A, Side B) of a and b, each (run folder, label): B on the
+    cell load_side chose for A. jobs, when given, is the job table of the
+    one run both sides are in; cache as for load_side."""
+    side_a = load_side(*a, disk, job, pressure, jobs, cache)
+    return side_a, load_side(*b, side_a.disk, side_a.job, side_a.pressure, jobs, cache)
 
 
 def _frame(dicts):

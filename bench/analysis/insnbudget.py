@@ -355,11 +355,11 @@ def symbol_lines(run, rows):
         if disk == rows[0][0] and d not in seen and not job.endswith(C.PROBED):
             seen.add(d)
             picked.append((disk, job, v, b, d))
-    out = []
+    out, jobs, cache = [], _ok_jobs(run), {}   # (a read and a write job share boots)
     for disk, job, v, b, d in picked:
         try:
-            sa = E.load_side(run.path, b, disk, job, L.NO_PRESSURE, jobs=_ok_jobs(run))
-            sb = E.load_side(run.path, v, disk, job, L.NO_PRESSURE, jobs=_ok_jobs(run))
+            sa, sb = E.load_pair((run.path, b), (run.path, v), disk, job, L.NO_PRESSURE,
+                                 jobs, cache)
         except E.ExplainError:
             continue
         table, summary = E.differ(sa, sb, TOP_SYMBOLS)

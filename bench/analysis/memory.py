@@ -76,6 +76,12 @@ def _occupancy_state(run, variant, disk):
     return ""
 
 
+def run_pressure_jobs(run):
+    """The run's pressure jobs (its shapes), in the order its boots ran
+    them (meta.json's pressure_jobs); [] without any."""
+    return list(dict.fromkeys((run.meta or {}).get("pressure_jobs", "").split()))
+
+
 def levels(run):
     """The pressures of the run, the mildest first: none, then by the
     level's LowFree target (lab.conf), highest first."""
@@ -248,7 +254,7 @@ def pressure_lines(run, verdicts):
         return out
     bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
     others = ROLES.labels_with_role(run, ROLES.BASELINE) + ROLES.labels_with_role(run, ROLES.REMOVED)
-    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    pressure_jobs = run_pressure_jobs(run)
     if not bnc or not others:
         return out
     lvls = [p for p in levels(run) if p != L.NO_PRESSURE or pressure_jobs]
@@ -336,7 +342,7 @@ def undecided_rows(run, verdicts):
     negligible, or no relevant difference), nor "no difference" within
     DECIDED_MDE_PCT: [(metric,
     other label, what the row says, job)]."""
-    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    pressure_jobs = run_pressure_jobs(run)
     bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
     if verdicts is None or verdicts.empty or not pressure_jobs or not bnc:
         return []
@@ -441,7 +447,7 @@ def _pressure_cells(run):
     """(level, disk, [jobs]): the first pressure level, the first
     bounce-candidate disk of its pressure jobs and those jobs (the
     shapes), in the run's order; None when the run has no pressure job."""
-    pressure_jobs = list(dict.fromkeys((run.meta or {}).get("pressure_jobs", "").split()))
+    pressure_jobs = run_pressure_jobs(run)
     lvls = [p for p in levels(run) if p != L.NO_PRESSURE]
     if not pressure_jobs or not lvls:
         return None
@@ -534,7 +540,7 @@ def mechanism_lines(run):
     mempool_alloc and the pool reserve it used (the lab counter, exact),
     the reclaim beside them, and the bounce's counted work per I/O above
     the baseline: why one shape pays and another does not."""
-    pressure_jobs = list(dict.fromkeys((run.meta or {}).get("pressure_jobs", "").split()))
+    pressure_jobs = run_pressure_jobs(run)
     bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
     base = ROLES.labels_with_role(run, ROLES.BASELINE)
     if not pressure_jobs or not bnc:
@@ -588,7 +594,7 @@ def dose_response(run, p):
     """Each DOSE_PANELS metric against the level's LowFree target (none:
     the boots' own LowFree at the start), one line per variant, on the
     bounce-candidate disk of the pressure jobs."""
-    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    pressure_jobs = run_pressure_jobs(run)
     lvls = levels(run)
     if not pressure_jobs or len([x for x in lvls if x != L.NO_PRESSURE]) < 1:
         return
@@ -598,7 +604,7 @@ def dose_response(run, p):
         return
     disk = disks[0]
     # the first pressure job of the run (its first shape)
-    job = [x for x in (run.meta or {}).get("pressure_jobs", "").split() if x in set(t["job"])][0]
+    job = [x for x in pressure_jobs if x in set(t["job"])][0]
     low = _boot_lowfree(run)
     variants = [v for v in dict.fromkeys(run.boots["variant"])]
     targets = _targets(run)
@@ -626,7 +632,7 @@ def dose_response(run, p):
 def pressure_timeline(run, p):
     """LowFree, PSI some and the Bounce: gauge over the job at the
     strongest level, rep 1, every variant side by side in one figure."""
-    pressure_jobs = set((run.meta or {}).get("pressure_jobs", "").split())
+    pressure_jobs = run_pressure_jobs(run)
     lvls = [x for x in levels(run) if x != L.NO_PRESSURE]
     if not lvls or not pressure_jobs or run.jobs.empty:
         return
@@ -637,8 +643,7 @@ def pressure_timeline(run, p):
     if j.empty:
         return
     # the run's first pressure job (its first shape), rep 1 of each variant
-    j = j[j["job"] == [x for x in (run.meta or {}).get("pressure_jobs", "").split()
-                       if x in set(j["job"])][0]]
+    j = j[j["job"] == [x for x in pressure_jobs if x in set(j["job"])][0]]
     first = j.sort_values(["rep", "boot"]).groupby("variant", sort=False).head(1)
     blocks, names = [], []
     for r in first.itertuples():

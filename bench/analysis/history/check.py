@@ -70,10 +70,9 @@ def symbol_lines(r, results, top=TOP_SYMBOLS):
     between its two runs, symbol by symbol; [] when either run is not in
     results or its cell has no instruction counts (host time)."""
     try:
-        a = explain.load_side(os.path.join(results, str(r["run_a"])), r["variant"], r["disk"],
-                              r["job"], r["pressure"])
-        b = explain.load_side(os.path.join(results, str(r["run_b"])), r["variant"], a.disk,
-                              a.job, a.pressure)
+        a, b = explain.load_pair((os.path.join(results, str(r["run_a"])), r["variant"]),
+                                 (os.path.join(results, str(r["run_b"])), r["variant"]),
+                                 r["disk"], r["job"], r["pressure"])
     except explain.ExplainError:
         return []
     rows, summary = explain.differ(a, b, top)

@@ -338,14 +338,18 @@ TOP_SYMBOLS = 8
 
 
 def _direction(run, disk, job):
+    """What one I/O of the job is: "a read", "a write", or "an I/O" of a
+    job that does both (a writer beside a reader)."""
     t = run.tidy
     present = set(t[(t["disk"] == disk) & (t["job"] == job)]["metric"])
-    return "write" if "write_iops" in present and "read_iops" not in present else "read"
+    reads, writes = "read_iops" in present, "write_iops" in present
+    return "an I/O" if reads and writes else "a write" if writes else "a read"
 
 
 def symbol_lines(run, rows):
     """Under the parts, where the instructions go: for the first counted
-    disk, one read job and one write job (the first of each), the
+    disk, one read job, one write job and one that does both (the first
+    of each), the
     symbols whose instructions per I/O differ most between the bounce
     variant and the baseline (explain.py), the rest and the total."""
     from . import explain as E   # (explain reads the job folders itself)
@@ -363,7 +367,7 @@ def symbol_lines(run, rows):
         except E.ExplainError:
             continue
         table, summary = E.differ(sa, sb, TOP_SYMBOLS)
-        out += [f"Where the instructions of a {d} go ({disk} {job}): the symbols whose "
+        out += [f"Where the instructions of {d} go ({disk} {job}): the symbols whose "
                 f"instructions per I/O differ most, {v} less {b} (means of boots; "
                 f"`./run.sh explain {os.path.basename(run.path)} {b} {v} --disk {disk} "
                 f"--job {job}` lists them all); the total is the counted difference "

@@ -241,15 +241,18 @@ def ab_run(root, variants, reps, effect, sigma=0.03, seed=1, disk="usb-dma",
     return make_run(root, boots)
 
 
-def exact_run(root, scales, clock="insn", probe=None, seeds=None, disk="ram"):
+def exact_run(root, scales, clock="insn", probe=None, seeds=None, disk="ram", kernels=None):
     """Boots of one job on disk (the control ram: the guest completes its
     I/O, so under an exact clock it repeats; the job is the virtio
     template's), interleaved by rep; scales: {label: [scale per rep]} (a
     label "pre.2" boots the kernel pre); disk booted under clock. probe:
     the job is a probed twin whose functions never ran. seeds: {label:
-    [seed per rep]} for boots.tsv's "seed" column."""
+    [seed per rep]} for boots.tsv's "seed" column. kernels: {label: the
+    BUILD_INFO kernel it boots} where that is not its name's."""
     reps = len(next(iter(scales.values())))
-    boots = [dict(variant=v, kernel=v.split(".")[0], disk=disk, pressure="none",
+    kernels = kernels or {}
+    boots = [dict(variant=v, kernel=kernels.get(v, v.split(".")[0]), disk=disk,
+                  pressure="none",
                   rep=r + 1, jobs=[dict(device=disk, template="virtio",
                                         job="lat-randread-4k-qd1",
                                         scale=s[r], probe=probe,

@@ -109,5 +109,112 @@ class Check(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(hdir, "history.md")))
 
 
+class SameSeeds(unittest.TestCase):
+    """Exact-clock runs of one boot a kernel (seed 1): the history compares
+    them seed by seed, as counts; a kernel built under another name is
+    filed under the variant it stands for (add --as)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.results = os.path.join(self.tmp.name, "results")
+        self.hdir = os.path.join(self.results, "history")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_of(self, rid, label, scale, seed=1, disk="ram"):
+        # "planted" boots a build of pre-fixed's sources, as it does
+        H.exact_run(os.path.join(self.results, rid), {label: [scale]},
+                    seeds={label: [seed]}, disk=disk, kernels={"planted": "pre-fixed"})
+        return os.path.join(self.results, rid)
+
+    def add(self, *args):
+        res = cli("--history-dir", self.hdir, "add", *args)
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+
+    def check(self):
+        return cli("--history-dir", self.hdir, "check")
+
+    def test_unchanged_then_planted(self):
+        # two boots of one kernel and seed: the same counts, nothing moved
+        self.add(self.run_of("20261201-060000", "pre-fixed", 1.0))
+        self.add(self.run_of("20261202-060000", "pre-fixed", 1.0))
+        res = self.check()
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        ch = changes.compute(table.load(self.hdir), int(RESAMPLES))
+        iops = ch[ch["metric"] == "read_iops"].iloc[0]
+        self.assertEqual(iops["analysis"], "exact: same seeds")
+        self.assertEqual(iops["ratio"], 1.0)
+        self.assertEqual(iops["verdict"], "no significant difference")
+        # 1.2 % more time an I/O, one boot: a count, so it moved
+        self.add("--as", "planted=pre-fixed",
+                 self.run_of("20261203-060000", "planted", 1 / 1.012))
+        res = self.check()
+        self.assertEqual(res.returncode, 3, res.stdout + res.stderr)
+        moved = [l for l in res.stdout.splitlines()
+                 if l.startswith("history: moved: read_iops ")]
+        self.assertEqual(len(moved), 1, res.stdout)
+        self.assertIn("variant pre-fixed, filed from labels pre-fixed -> planted", moved[0])
+        self.assertIn(", exact: same seeds): ", moved[0])
+        self.assertIn("slower, ratio 0.988", moved[0])
+        df = table.load(self.hdir)
+        planted = df[df["run_id"] == "20261203-060000"]
+        self.assertEqual(set(planted["variant"]), {"pre-fixed"})
+        self.assertEqual(set(planted["label"]), {"planted"})
+        self.assertEqual(set(planted["role"]), {"bounce"})
+
+    def test_below_smallest_effect(self):
+        # exact, but 0.5 %: below the 1 % that matters
+        self.add(self.run_of("20261201-060000", "pre-fixed", 1.0))
+        self.add(self.run_of("20261202-060000", "pre-fixed", 1 / 1.005))
+        res = self.check()
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        ch = changes.compute(table.load(self.hdir), int(RESAMPLES))
+        self.assertEqual(ch[ch["metric"] == "read_iops"].iloc[0]["verdict"], "slower")
+
+    def test_other_seeds_are_tested(self):
+        # seed 1 against seed 2: not counts of one trajectory; one boot a
+        # side is too few for the test
+        self.add(self.run_of("20261201-060000", "pre-fixed", 1.0, seed=1))
+        self.add(self.run_of("20261202-060000", "pre-fixed", 1 / 1.05, seed=2))
+        self.assertEqual(self.check().returncode, 0)
+        ch = changes.compute(table.load(self.hdir), int(RESAMPLES))
+        r = ch[ch["metric"] == "read_iops"].iloc[0]
+        self.assertNotEqual(r["analysis"], "exact: same seeds")
+        self.assertIn("too few", r["verdict"])
+
+    def test_pressure_and_host_time_are_tested(self):
+        a = dict(icount="3", pressure="none", seeds="1", values="100")
+        self.assertTrue(changes.same_seeds(a, dict(a), exact=True))
+        self.assertFalse(changes.same_seeds(a, dict(a), exact=False))
+        self.assertFalse(changes.same_seeds(dict(a, pressure="full24"),
+                                            dict(a, pressure="full24"), exact=True))
+        self.assertFalse(changes.same_seeds(dict(a, icount=""), dict(a, icount=""), True))
+        self.assertFalse(changes.same_seeds(a, dict(a, icount="4"), exact=True))
+        self.assertFalse(changes.same_seeds(dict(a, seeds=""), dict(a, seeds=""), True))
+
+    def test_as_refused(self):
+        path = self.run_of("20261201-060000", "planted", 1.0)
+        for arg, want in (("nosuch=pre-fixed", "the run has no label 'nosuch'"),
+                          ("planted=pre-fixed=x", None)):
+            res = cli("--history-dir", self.hdir, "add", "--as", arg, path)
+            if want:
+                self.assertEqual(res.returncode, 1, res.stderr)
+                self.assertIn(want, res.stderr)
+        res = cli("--history-dir", self.hdir, "add", "--as", "planted", path)
+        self.assertEqual(res.returncode, 2)
+        self.assertIn("expected LABEL=VARIANT", res.stderr)
+
+    def test_older_table_loads(self):
+        # a history.csv from before the label and seeds columns
+        self.add(self.run_of("20261201-060000", "pre-fixed", 1.0))
+        path = table.history_path(self.hdir)
+        old = table.load(self.hdir).drop(columns=list(table.PAIRING_COLUMNS))
+        old.to_csv(path, index=False)
+        df = table.load(self.hdir)
+        self.assertEqual(set(df["label"]), {"pre-fixed"})
+        self.assertEqual(set(df["seeds"]), {""})
+
+
 if __name__ == "__main__":
     unittest.main()

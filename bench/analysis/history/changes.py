@@ -17,18 +17,32 @@ Each consecutive pair is a separate test at the 5 % level: over many
 metrics and cells some flags are false alarms, and a change that every
 variant of a cell shows alike points at the host or the setup rather than
 a kernel (changes.csv says so in its note).
+
+Under an exact clock no test is needed where the two runs ran the same
+seeds: one kernel and seed give the same instructions in every run, in
+any folder, on any machine (the same plan: what the guest runs in a job's
+window is counted too), so each seed's ratio is a count, not a sample.
+Such a pair (both runs on the same -icount clock, a cell without
+pressure, a metric that times the I/O itself: determinism.EXACT_SLOTS,
+the same seeds in the same order) is compared seed by seed: the ratio is
+the geometric mean of the seeds' ratios, its interval their range, and
+it changed when every seed's ratio lies on the same side of 1 (analysis
+"exact: same seeds"; no p-value, nothing to adjust). One boot a side is
+enough. Writeback under pressure is left to the test: there a seed's
+trajectory is chaotic, and one seed's exact ratio says little of the
+next's.
 """
 import numpy as np
 import pandas as pd
 
-from analysis import metrics, stats
+from analysis import determinism, metrics, stats
 from analysis.history import table
 
 COLUMNS = ["metric", "unit", "disk", "job", "pressure", "variant",
            "run_a", "run_b", "started_a", "started_b", "version_a",
            "version_b", "n_a", "n_b", "median_a", "median_b", "ratio",
            "ci_low", "ci_high", "verdict", "significant", "note",
-           "p_value", "p_adjusted", "primary"]
+           "p_value", "p_adjusted", "primary", "analysis", "label_a", "label_b"]
 # Setup fields that must match for two runs to be compared like for like.
 SETUP = ["accel", "icount", "memhog_mb"]
 
@@ -36,6 +50,47 @@ SETUP = ["accel", "icount", "memhog_mb"]
 def _setup_note(a, b):
     diffs = [f"{k} {a[k] or '-'} -> {b[k] or '-'}" for k in SETUP if a[k] != b[k]]
     return f"setup differs ({', '.join(diffs)})" if diffs else ""
+
+
+def _exact_metrics(job, present):
+    """The metrics of a job that time the I/O itself (its throughput and
+    latency-tail slots), which an exact clock makes counts."""
+    return {m for slot, m in metrics.primary_metrics(job, present).items()
+            if slot in determinism.EXACT_SLOTS}
+
+
+def same_seeds(a, b, exact):
+    """Whether history rows a and b ran the same seeds on one exact clock:
+    both with an -icount, the same one, known seeds, equal and in the
+    same order, a cell without pressure and an exact metric (exact)."""
+    return bool(exact and str(a["icount"] or "") != "" and a["icount"] == b["icount"] and
+                str(a["pressure"]) == metrics.NO_PRESSURE and
+                a["seeds"] and a["seeds"] == b["seeds"] and
+                len(str(a["seeds"]).split(";")) == len(table.values(a["values"])) ==
+                len(table.values(b["values"])))
+
+
+def seeded_compare(metric, a_vals, b_vals):
+    """compare()'s columns for two runs of the same seeds on an exact
+    clock (the module docstring): seed by seed, no test."""
+    a_vals, b_vals = np.asarray(a_vals, float), np.asarray(b_vals, float)
+    out = dict(n_a=len(a_vals), n_b=len(b_vals), median_a=float(np.median(a_vals)),
+               median_b=float(np.median(b_vals)), p_value=np.nan, mde_pct=np.nan,
+               analysis=f"{determinism.EXACT}: same seeds")
+    if (a_vals <= 0).any() or (b_vals <= 0).any():
+        same = bool(np.array_equal(a_vals, b_vals))
+        return dict(out, ratio=1.0 if same else np.nan, ci_low=np.nan, ci_high=np.nan,
+                    verdict=stats.NO_DIFF if same else stats.NO_DATA,
+                    note="exact clock, same seeds: values of 0, no ratio")
+    r = b_vals / a_vals
+    ratio = float(np.exp(np.log(r).mean()))
+    lo, hi = float(r.min()), float(r.max())
+    changed = lo > 1 or hi < 1
+    return dict(out, ratio=ratio, ci_low=lo, ci_high=hi,
+                verdict=stats.word(metric, ratio > 1) if changed else stats.NO_DIFF,
+                note=(f"exact clock, same seeds ({len(r)}): each seed's ratio a count"
+                      + ("" if len(r) > 1 else "; one seed, so what the seed moves "
+                         "is not measured")))
 
 
 def compute(df, n_boot=stats.N_BOOT):
@@ -52,12 +107,18 @@ def compute(df, n_boot=stats.N_BOOT):
         if metric in metrics.TOTALS:
             continue
         primary = metric in metrics.primary_metrics(job, present[job]).values()
+        exact = metric in _exact_metrics(job, present[job])
         g = g.sort_values("_r")
         recs = g.to_dict("records")
         for a, b in zip(recs, recs[1:]):
-            res = stats.compare(metric, table.values(a["values"]), table.values(b["values"]),
-                                n_boot, stats.cell_seed("history", metric, disk, job,
-                                                        pressure, v, a["run_id"], b["run_id"]))
+            if same_seeds(a, b, exact):
+                res = seeded_compare(metric, table.values(a["values"]),
+                                     table.values(b["values"]))
+            else:
+                res = stats.compare(metric, table.values(a["values"]),
+                                    table.values(b["values"]), n_boot,
+                                    stats.cell_seed("history", metric, disk, job,
+                                                    pressure, v, a["run_id"], b["run_id"]))
             notes = [res["note"]] if res["note"] else []
             if a["kernel_source_version"] != b["kernel_source_version"]:
                 notes.append(f"kernel source {a['kernel_source_version']} -> "
@@ -79,7 +140,9 @@ def compute(df, n_boot=stats.N_BOOT):
                              verdict=res["verdict"],
                              significant=res["verdict"] in stats.SIGNIFICANT,
                              note="; ".join(notes), p_value=res["p_value"],
-                             p_adjusted=np.nan, primary=primary))
+                             p_adjusted=np.nan, primary=primary,
+                             analysis=res.get("analysis", ""),
+                             label_a=a["label"], label_b=b["label"]))
     out = pd.DataFrame(rows, columns=COLUMNS)
     # Benjamini-Hochberg across the whole history: primary metrics one
     # family, the others (exploratory) another, as in a run's verdicts
@@ -107,7 +170,9 @@ def _adjust(out):
         sel = ((out["primary"] == fam) & out["p_value"].notna() &
                ~out["verdict"].map(stats.is_too_few))
         out.loc[sel, "p_adjusted"] = stats.bh_adjust(out.loc[sel, "p_value"].to_numpy(float))
-    lost = out["verdict"].isin(stats.SIGNIFICANT) & ~(out["p_adjusted"] <= stats.ALPHA)
+    # a same-seed pair is a count, not a test: nothing to adjust
+    lost = (out["verdict"].isin(stats.SIGNIFICANT) & ~(out["p_adjusted"] <= stats.ALPHA) &
+            ~stats.is_exact(out))
     out.loc[lost, "verdict"] = stats.NO_DIFF
     out["significant"] = out["verdict"].isin(stats.SIGNIFICANT)
     return out

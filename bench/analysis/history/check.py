@@ -57,8 +57,12 @@ def line(r):
     # (the kernel versions are said already)
     note = "".join(f"; {n}" for n in str(r["note"] or "").split("; ")
                    if n and not n.startswith("kernel source "))
+    labels = [str(r.get(k) or r["variant"]) for k in ("label_a", "label_b")]
+    filed = ("" if labels == [r["variant"]] * 2 else
+             f", filed from labels {labels[0]} -> {labels[1]}")
+    exact = ", exact: same seeds" if str(r.get("analysis", "")).startswith("exact") else ""
     return (f"{r['metric']} {r['job']} {r['disk']} {r['pressure']}, variant "
-            f"{r['variant']} ({r['version_a']} -> {r['version_b']}): "
+            f"{r['variant']}{filed} ({r['version_a']} -> {r['version_b']}{exact}): "
             f"{md.fmt(r['median_a'], 4, '')} -> {md.fmt(r['median_b'], 4, '')} {r['unit']}, "
             f"{r['verdict']}, ratio {md.ratio_text(r)}: "
             f"{stats.effect_pct(r['ratio']):.3g} % >= its smallest effect of interest "
@@ -69,9 +73,11 @@ def symbol_lines(r, results, top=TOP_SYMBOLS):
     """Indented lines: where a moved pair's instructions per I/O went
     between its two runs, symbol by symbol; [] when either run is not in
     results or its cell has no instruction counts (host time)."""
+    # each run's own label of the cell (add --as may file one under another)
+    la, lb = (str(r.get(k) or r["variant"]) for k in ("label_a", "label_b"))
     try:
-        a, b = explain.load_pair((os.path.join(results, str(r["run_a"])), r["variant"]),
-                                 (os.path.join(results, str(r["run_b"])), r["variant"]),
+        a, b = explain.load_pair((os.path.join(results, str(r["run_a"])), la),
+                                 (os.path.join(results, str(r["run_b"])), lb),
                                  r["disk"], r["job"], r["pressure"])
     except explain.ExplainError:
         return []

@@ -9,14 +9,15 @@ from analysis import plots, rawfiles, stats, versions
 from analysis.history import changes, figures, markdown, runs, table
 
 
-def add(paths, history_dir, n_boot=stats.N_BOOT, allow_incomplete=False):
-    """Add runs to history.csv. Returns [(path, status, message)] with
-    status "added", "replaced", "refused" or "not a run". history.csv is
-    only written when a run was added."""
+def add(paths, history_dir, n_boot=stats.N_BOOT, allow_incomplete=False, aliases=None):
+    """Add runs to history.csv (aliases {LABEL: VARIANT}: runs.file_as).
+    Returns [(path, status, message)] with status "added", "replaced",
+    "refused" or "not a run". history.csv is only written when a run was
+    added."""
     out, frames = [], []
     for path in paths:
         try:
-            frames.append((path, runs.read(path, n_boot, allow_incomplete)))
+            frames.append((path, runs.read(path, n_boot, allow_incomplete, aliases)))
         except table.NotARun as e:
             out.append((path, "not a run", str(e)))
         except table.HistoryError as e:

@@ -113,9 +113,12 @@ def rows(run, n_boot=stats.N_BOOT):
     lab = run.lab
     out = []
     kvariant, role = {}, {}
+    seed_of = dict(zip(run.boots["boot"], run.boots["seed"]))
     for (v, disk, job, pressure, metric), g in run.tidy.groupby(
             ["variant", "disk", "job", "pressure", "metric"], sort=True):
-        vals = g.sort_values(["rep", "boot"])["value"].to_numpy(dtype=float)
+        g = g.sort_values(["rep", "boot"])
+        vals = g["value"].to_numpy(dtype=float)
+        seeds = [seed_of.get(b) for b in g["boot"]]
         med, lo, hi = stats.median_ci(vals, n_boot=n_boot,
                                       seed=stats.cell_seed(metric, disk, job, pressure, v))
         if v not in kvariant:
@@ -126,14 +129,43 @@ def rows(run, n_boot=stats.N_BOOT):
                         kernel_variant=kvariant[v], disk=disk, job=job,
                         pressure=str(pressure), metric=metric, unit=metrics.unit(metric),
                         n=len(vals), median=med, ci_low=lo, ci_high=hi,
-                        values=";".join(f"{x:.10g}" for x in vals)))
+                        values=";".join(f"{x:.10g}" for x in vals), label=v,
+                        seeds=("" if any(pd.isna(x) for x in seeds)
+                               else ";".join(str(int(x)) for x in seeds))))
     df = pd.DataFrame(out, columns=table.HISTORY_COLUMNS)
     df["n"] = df["n"].astype("Int64")
     return df
 
 
-def read(path, n_boot=stats.N_BOOT, allow_incomplete=False):
-    """A run folder -> its history rows. Raises NotARun or HistoryError."""
+def file_as(df, aliases, path):
+    """The rows of each run label LABEL of aliases {LABEL: VARIANT} filed
+    under VARIANT: a kernel built under another name to stand for VARIANT
+    in the history (a candidate fix, a bisect step, the planted regression
+    of tests/regression-test.sh), compared with VARIANT's earlier runs.
+    The row keeps its own label (for bench/explain) and the kernel it
+    booted (kernel_variant); its role is VARIANT's. Raises HistoryError
+    for a label the run does not have, or a VARIANT the run has already."""
+    labels = set(df["variant"])
+    for label, variant in aliases.items():
+        if label not in labels:
+            raise table.HistoryError(f"{path}: --as {label}={variant}: the run has no "
+                                     f"label '{label}' (its labels: "
+                                     f"{', '.join(sorted(labels))})")
+        if variant in labels and variant not in aliases:
+            raise table.HistoryError(f"{path}: --as {label}={variant}: the run has a "
+                                     f"label '{variant}' of its own")
+    if len(set(aliases.values())) < len(aliases):
+        raise table.HistoryError(f"{path}: --as files two labels under one variant")
+    df = df.copy()
+    sel = df["variant"].isin(list(aliases))
+    df.loc[sel, "variant"] = df.loc[sel, "variant"].map(aliases)
+    df.loc[sel, "role"] = [table.fallback_role(v, v) for v in df.loc[sel, "variant"]]
+    return df
+
+
+def read(path, n_boot=stats.N_BOOT, allow_incomplete=False, aliases=None):
+    """A run folder -> its history rows (aliases: file_as). Raises
+    NotARun or HistoryError."""
     try:
         run = tidy.load_run(path)
     except (tidy.RunError, ValueError) as e:
@@ -143,4 +175,5 @@ def read(path, n_boot=stats.N_BOOT, allow_incomplete=False):
         raise table.HistoryError(f"{path}: incomplete run (INCOMPLETE: "
                                  f"{incomplete or 'no reason given'}); "
                                  "--allow-incomplete adds it")
-    return rows(run, n_boot)
+    out = rows(run, n_boot)
+    return file_as(out, aliases, path) if aliases else out

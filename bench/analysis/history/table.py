@@ -13,8 +13,10 @@ removed: meta.json "roles", else bench/lab.conf), the cell's median over
 its repetitions, n, the 95 % percentile bootstrap CI of the median
 (stats.median_ci, seeded like the run's bar plots, so the bounds are the
 bar whiskers of the run's report) and the per-repetition values
-themselves ("values", ";"-separated), which is what the change test
-(changes.py) uses. The rows come from runs.py.
+themselves ("values", ";"-separated) with the seed each value's boot ran
+("seeds"), which is what the change test (changes.py) uses, and the
+run's own label of the row ("label": its variant, unless `add --as`
+filed it under another). The rows come from runs.py.
 
 A run is identified by run_id: adding a run that is already in the table
 replaces its rows (idempotent). Runs are ordered by run date, then run_id.
@@ -44,7 +46,13 @@ STAT_COLUMNS = ["n", "median", "ci_low", "ci_high", "values"]
 # and suite, and its role. Last, so that the older columns keep their
 # places; a history.csv without them gets them filled in on load.
 LABEL_COLUMNS = ["source_package", "source_suite", "role"]
-HISTORY_COLUMNS = RUN_COLUMNS + CELL_COLUMNS + STAT_COLUMNS + LABEL_COLUMNS
+# Added with the exact comparison across runs (issue 36): the run's own
+# label of the row (its variant, unless `add --as` filed it under another
+# one) and the seed of each value's boot, ";"-separated like values ("":
+# not known, a table from before).
+PAIRING_COLUMNS = ["label", "seeds"]
+HISTORY_COLUMNS = (RUN_COLUMNS + CELL_COLUMNS + STAT_COLUMNS + LABEL_COLUMNS +
+                   PAIRING_COLUMNS)
 KEY = ["run_id", "variant", "disk", "job", "pressure", "metric"]
 # What a history.csv must have; every other column may be missing (an
 # older table) and is filled in by load().
@@ -94,15 +102,17 @@ def fill_missing(df):
     """Columns an older history.csv lacks, from what it has: the source
     package from the kernel release or version (Debian's linux-source-X.Y),
     the role from bench/lab.conf (by label, then by kernel variant, as
-    roles.py does for a run without roles), kernel_variant from the label;
+    roles.py does for a run without roles), kernel_variant and the run's
+    own label from the variant, no seeds;
     an unknown source version or git revision is "unknown", anything else
     "". Empty roles and packages of a newer table are filled the same way."""
     df = df.copy()
     for col in HISTORY_COLUMNS:
         if col not in df.columns:
             df[col] = "unknown" if col in ("kernel_source_version", "git_revision") else ""
-    blank = df["kernel_variant"] == ""
-    df.loc[blank, "kernel_variant"] = df.loc[blank, "variant"]
+    for col in ("kernel_variant", "label"):
+        blank = df[col] == ""
+        df.loc[blank, col] = df.loc[blank, "variant"]
     blank = df["source_package"] == ""
     if blank.any():
         df.loc[blank, "source_package"] = [

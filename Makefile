@@ -2,7 +2,7 @@
 # bouncelab: make targets for the common steps. Each one calls run.sh or a
 # script under kernels/, guest/, tests/; the scripts do the work.
 
-.PHONY: all deps test-deps kernels kernels-all guest test test-versions test-helpers test-analysis test-scripts test-build test-patches test-boot test-guest test-compare help
+.PHONY: all deps test-deps kernels kernels-all guest test test-versions test-helpers test-analysis test-scripts test-build test-patches test-boot test-guest test-regression test-compare help
 
 all: kernels
 
@@ -56,6 +56,9 @@ test-boot: kernels
 
 test-guest: kernels guest
 	tests/run-all.sh guest
+
+test-regression: kernels guest
+	tests/run-all.sh regression
 
 test-compare: test-deps kernels guest
 	tests/run-all.sh compare

@@ -27,6 +27,14 @@
 set -uo pipefail
 
 . "$(dirname "$0")/lib.sh"
+# The test-only variants (tests/regression.variants) are checked too,
+# unless a test gives a table of its own.
+VARIANTS_TMP=''
+if [ -z "${BOUNCELAB_VARIANTS_FILE:-}" ]; then
+	VARIANTS_TMP=$(mktemp)
+	cat "$BL_ROOT/kernels/variants" "$BL_ROOT/tests/regression.variants" >"$VARIANTS_TMP"
+	export BOUNCELAB_VARIANTS_FILE=$VARIANTS_TMP
+fi
 . "$BL_ROOT/lib/variants.sh"
 [ ! -f "$BL_ROOT/lib/bases.sh" ] || . "$BL_ROOT/lib/bases.sh"
 
@@ -46,7 +54,7 @@ EXCEPTIONS=$BL_PATCHES_DIR/checkpatch-exceptions
 # checkpatch.pl that crashes.
 CHECKPATCH=${BL_CHECKPATCH:-$PRISTINE/scripts/checkpatch.pl}
 WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+trap 'rm -rf "$WORK" ${VARIANTS_TMP:+"$VARIANTS_TMP"}' EXIT
 
 # Every stack, one per line, as "BASE/STACK": each folder of
 # kernels/patches/ holds the stacks of the base it is named after.

@@ -71,6 +71,18 @@ class Differ(unittest.TestCase):
         self.assertIn("each delta is a count", text)
         self.assertIn("the total is the counted delta within", text)
 
+    def test_a_counter_on_one_side_only_is_said(self):
+        sa, sb, rows, summary = self.explain()
+        self.assertEqual(E.instruments_note(sa, sb), "")
+        # the counter ran in pre-fixed's window only (no probed twin)
+        sa.counter, sb.counter = {"off"}, {"on"}
+        note = E.instruments_note(sa, sb)
+        self.assertIn("the bounce-page counter ran in r:pre-fixed's windows and not in "
+                      "r:pre's", note)
+        self.assertIn(note, E.render(sa, sb, rows, summary))
+        sa.counter = {"on"}
+        self.assertEqual(E.instruments_note(sa, sb), "")
+
     def test_cli_two_labels_and_two_runs(self):
         r = subprocess.run([EXPLAIN, self.root, "pre", "pre-fixed"], capture_output=True,
                            text=True)

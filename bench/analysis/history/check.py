@@ -85,6 +85,9 @@ def symbol_lines(r, results, top=TOP_SYMBOLS):
     out = [f"  where it went (counted, {'exact' if summary['exact'] else 'means of boots'}): "
            f"instructions per I/O {md.fmt(summary['a_total'], fixed=0)} -> "
            f"{md.fmt(summary['b_total'], fixed=0)} ({md.fmt(summary['counted'], fixed=0, sign=True)})"]
+    note = explain.instruments_note(a, b)
+    if note:
+        out.append(f"  ({note})")
     for x in rows.itertuples():
         calls = (f", calls per I/O {md.fmt(x.calls_a, fixed=2)} -> {md.fmt(x.calls_b, fixed=2)}"
                  if np.isfinite(x.calls_a) else "")

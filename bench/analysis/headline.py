@@ -5,7 +5,8 @@
                   and performance job, what the series changed
                   (removed/baseline), what the copies cost (removed/bounce,
                   baseline/bounce), with CIs and relevance, beside the
-                  bounce kernel's footprint, integrity and refusals; a run
+                  bounce kernel's footprint and refusals, and under each
+                  disk's jobs a row of its integrity jobs; a run
                   of several kernel versions asks the versions question
                   (versions_pairs). The I/O-size sweep's jobs (sweep.py)
                   are left to their own section.
@@ -143,6 +144,18 @@ def _integrity_cell(tab, disk):
         return "not run"
     return "; ".join(sorted(f"{v} {_bad_of(g['bad'].sum(), g['checked'].sum(), ' of ')}"
                             for v, g in tab.groupby("variant", sort=False)))
+
+
+def _integrity_row(tab, disk, width):
+    """The headline table's row of a disk's integrity jobs: the cell is a
+    sum over them, so it stands on a row of its own, never on a
+    performance job's. None when the run had no integrity job."""
+    cell = _integrity_cell(tab, disk)
+    if not cell:
+        return None
+    n = tab[tab["disk"] == disk]["job"].nunique()
+    jobs = f"its {n} integrity job{'s' if n != 1 else ''}, summed" if n else "integrity jobs"
+    return ["", jobs, "bad of checked blocks"] + [""] * width + ["", cell]
 
 
 # -- what the bounce costs --------------------------------------------------
@@ -388,10 +401,12 @@ def headline_table(run, verdicts):
             # the CPU row by its slot's short name: the label is a sentence
             name = "CPU per GiB" if M.kind(k.metric) == M.COST else M.label(k.metric)
             shown = disk if R.is_candidate(run, base_disk) else f"{disk} (control)"
-            rows.append([shown if first else "", where, name] + cells + [
-                foot, _integrity_cell(integrity, base_disk)
-                if first and not C.is_ratio(disk) else ""])
+            rows.append([shown if first else "", where, name] + cells + [foot, ""])
             first = False
+        row = (None if first or C.is_ratio(disk) else
+               _integrity_row(integrity, base_disk, len(pairs)))
+        if row:
+            rows.append(row)
     if not rows:
         return []
     bnc = _role_label(run, R.BOUNCE) or "bounce kernel"

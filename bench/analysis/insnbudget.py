@@ -38,7 +38,10 @@ gives:
                    disk the host emulates (usb-pio) the parts nearly repeat
                    while the time per I/O does not, so a bounce's share of
                    an I/O is given from the count, beside what the timing
-                   of the disk could detect (the first screen's line).
+                   of the disk could detect (the first screen's line). The
+                   share is of one fio process's time per I/O (numjobs /
+                   IOPS), and one above 100% is never printed: the line
+                   says why it cannot be compared instead.
 """
 import os
 
@@ -223,7 +226,8 @@ def per_bounce(run):
     the range its boots allow, that range's half-width in % of |Δ|,
     exact)] for the bounce's parts, the rest of the kernel, user and
     idle; share the bounce's parts over the bounce variant's time per
-    I/O, in %."""
+    I/O of one of the job's fio processes (job_time_us), in %: above
+    100 it cannot be compared, and share_text says why instead."""
     t = run.tidy
     out = []
     if t.empty:
@@ -249,10 +253,47 @@ def per_bounce(run):
             exact = all(D.is_deterministic(x, bound) for x in (xb, xa))
             parts.append((name, delta, rng, half, exact))
         funcs = sum(d for n, d, _, _, _ in parts if n in PER_BOUNCE_PARTS) * per_io
-        wall = vals[WALL][0]
+        wall = job_time_us(run, v, disk, job, vals[WALL][0])
         share = funcs / wall * 100 if np.isfinite(wall) and wall > 0 else np.nan
         out.append((disk, job, v, b, per_io, parts, share))
     return out
+
+
+def numjobs(run, variant, disk, job):
+    """How many fio processes ran the job (the job table's numjobs, read
+    from fio's own output); 1 where it does not say."""
+    j = run.jobs
+    if j.empty or "numjobs" not in j:
+        return 1
+    n = j[(j["variant"] == variant) & (j["disk"] == disk) & (j["job"] == job)]["numjobs"]
+    n = n.dropna()
+    return int(n.max()) if len(n) else 1
+
+
+def job_time_us(run, variant, disk, job, wall):
+    """The time per I/O of one of the job's fio processes: numjobs over
+    the IOPS, which fio adds up over the processes (wall is 1 / those
+    IOPS), while the counted cost is per I/O of any one of them."""
+    return wall * numjobs(run, variant, disk, job)
+
+
+# A share of an I/O's time above this cannot be one: never printed.
+MAX_SHARE_PCT = 100.0
+
+
+def share_text(run, disk, job, variant, share):
+    """"S% of V's time per I/O" (of one of its N jobs), or, where the
+    share would exceed MAX_SHARE_PCT, why it cannot be compared."""
+    n = numjobs(run, variant, disk, job)
+    of = f"{variant}'s time per I/O" + (f" of one of its {n} jobs" if n > 1 else "")
+    if not np.isfinite(share):
+        return f"no share of {of} (not measured)"
+    if share <= MAX_SHARE_PCT:
+        return f"{share:.2f}% of {of}"
+    return (f"no share of {of}: the bounce's counted work per I/O exceeds that time, so "
+            "fio's clock and the counted window did not time the same I/Os"
+            + (f" (its {n} processes did not run side by side all through the window)"
+               if n > 1 else ""))
 
 
 def _per_bounce_lines(run):
@@ -277,7 +318,7 @@ def _per_bounce_lines(run):
     for disk, job, v, b, per_io, parts, share in rows:
         funcs = sum(d for n, d, _, _, _ in parts if n in PER_BOUNCE_PARTS)
         out.append(f"- {disk} {job}: the bounce's own parts come to {md.delta(funcs, 2)} µs per "
-                   f"bounce, {share:.2f}% of {v}'s time per I/O.")
+                   f"bounce, {share_text(run, disk, job, v, share)}.")
     return out + [""]
 
 
@@ -302,8 +343,8 @@ def share_lines(run, verdicts):
         out.append(f"{disk} {job}, counted: one bounce adds "
                    f"{md.delta(sum(d for _, d, _ in own), 1)} µs of kernel work ("
                    + ", ".join(f"{n} {md.delta(d, 1)}" for n, d, _ in own)
-                   + f"; its boots allow {md.delta(lo, 1)} to {md.delta(hi, 1)}), {share:.2f}% "
-                   f"of {v}'s time per I/O; {detect}.")
+                   + f"; its boots allow {md.delta(lo, 1)} to {md.delta(hi, 1)}), "
+                   f"{share_text(run, disk, job, v, share)}; {detect}.")
     return out
 
 

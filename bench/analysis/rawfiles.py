@@ -297,6 +297,20 @@ def fio_directions(fio):
     return out
 
 
+def fio_numjobs(fio):
+    """How many processes fio ran of the job's section (its numjobs), from
+    fio's own JSON, never from the job's name: every entry carries its
+    section's "job options" (each clone's entry without group_reporting,
+    the group's entry with it), else the file's "global options" hold it;
+    1 where neither sets it, the largest where sections differ."""
+    glob = ((fio or {}).get("global options") or {}).get("numjobs")
+    out = 1
+    for j in (fio or {}).get("jobs") or []:
+        n = str((j.get("job options") or {}).get("numjobs", glob or "1"))
+        out = max(out, int(n) if n.isdigit() else 1)
+    return out
+
+
 def fio_cpu(fio):
     """usr/sys CPU % (mean over job entries) and context switches (sum)."""
     jobs = (fio or {}).get("jobs") or []

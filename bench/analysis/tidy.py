@@ -206,6 +206,9 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
             rows.append((metric, cpu[key]))
 
     job.info["job_class"] = cls
+    # fio's IOPS add up over a job's processes: the time per I/O of one
+    # of them (insnbudget's share) needs how many ran
+    job.info["numjobs"] = R.fio_numjobs(fio)
     rows += MON.read_job(job)
     info = job.info
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared by the analysis tests: paths, and synthetic runs built from the
 real fixture folders (values scaled, counters rewritten, nothing else)."""
+import copy
 import gzip
 import importlib.machinery
 import importlib.util
@@ -104,6 +105,38 @@ def _scale_fio(path, scale):
                                   "mean": clat["mean"] + slat, "N": clat.get("N", 0),
                                   "percentile": {k: int(v + slat)
                                                  for k, v in clat["percentile"].items()}}
+    write_text(path, json.dumps(fio, indent=1) + "\n")
+
+
+def fio_as_numjobs(path, numjobs, group_reporting=False):
+    """Rewrite a job's fio.json as fio reports a section run with numjobs
+    processes, the shape of fio's examples/cross-stripe-verify.fio: one
+    entry per process (or, with group_reporting, one for the group), each
+    with the section's "job options" numjobs, the I/Os split among them.
+    Each process times only its own share of the job, at the template's
+    rate, so the IOPS fio reports add up to numjobs times the template's:
+    the summed IOPS a time per I/O of 1 / IOPS was taken from."""
+    fio = read_json(path)
+    out = []
+    for job in fio["jobs"]:
+        job["job options"] = dict(job.get("job options") or {}, numjobs=str(numjobs))
+        for d in ("read", "write"):
+            part = job[d]
+            if group_reporting:
+                # the group's entry: every process's I/Os over the longest
+                # of their runtimes, one process's share of the job's
+                part["iops"] *= numjobs
+                part["bw_bytes"] *= numjobs
+                continue
+            for key in ("total_ios", "io_bytes"):
+                part[key] = part.get(key, 0) // numjobs
+            for lat in ("slat_ns", "clat_ns", "lat_ns"):
+                if "N" in (part.get(lat) or {}):
+                    part[lat]["N"] //= numjobs
+        out += [job] if group_reporting else [copy.deepcopy(job) for _ in range(numjobs)]
+    fio["jobs"] = out
+    if group_reporting:
+        fio["global options"] = dict(fio.get("global options") or {}, group_reporting="")
     write_text(path, json.dumps(fio, indent=1) + "\n")
 
 

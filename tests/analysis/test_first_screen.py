@@ -2,8 +2,9 @@
 """Issue 21's acceptance on a small default-like run (helpers.default_run),
 analysed by bench/analyze as a user runs it: the first 40 lines of
 report.md hold the headline table with the ram-bounce/ram ratios,
-integrity and the controls line; no row below its smallest effect of
-interest is counted as significant there; at most 40 plot files."""
+integrity (on a row of each disk's integrity jobs: issue 35) and the
+controls line; no row below its smallest effect of interest is counted
+as significant there; at most 40 plot files."""
 import os
 import re
 import subprocess
@@ -49,6 +50,27 @@ class DefaultRun(unittest.TestCase):
         self.assertRegex(rows[0], r"\*\*1\.2\d? \(1\.2\d*–1\.2\d*\) faster\*\*")
         self.assertIn("integrity", head)
         self.assertTrue(any("| refused |" in ln for ln in self.first))
+
+    def test_integrity_cell_on_its_own_row(self):
+        # the cell sums a disk's integrity jobs: it stands on a row of its
+        # own, never on a performance job's row
+        head = next(i for i, ln in enumerate(self.first) if ln.startswith("| disk |"))
+        rows, disk, cells = [], None, {}
+        for ln in self.first[head + 2:]:
+            if not ln.startswith("|"):
+                break
+            rows.append([c.strip() for c in ln.strip().strip("|").split("|")])
+        for r in rows:
+            disk = r[0] or disk
+            if r[-1]:
+                self.assertRegex(r[1], r"integrity job", r)
+                self.assertEqual(r[2], "bad of checked blocks")
+                cells.setdefault(disk, []).append(r)
+        self.assertEqual(sorted(cells), ["ram-bounce", "usb-pio"])
+        (ram,) = cells["ram-bounce"]
+        self.assertEqual(ram[1], "its 1 integrity job, summed")
+        self.assertRegex(ram[-1], r"pre-fixed \*\*\d+\*\* of \d+")
+        self.assertEqual(cells["usb-pio"][0][-1], "not run")
 
     def test_integrity_and_controls_on_first_screen(self):
         self.assertTrue(any(ln.startswith("Integrity: **pre-fixed corrupts data**")

@@ -11,7 +11,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis import insnbudget, insnprof as X, stats, tidy
+from analysis import insnbudget, insnprof as X, rawfiles, stats, tidy
 
 NS = 8      # the insn clock: -icount shift=3
 # per I/O, in instructions: user, then kernel by symbol (count, calls,
@@ -35,18 +35,22 @@ def profile_text(windows, vcpus=1):
     return "\n".join(out) + "\n"
 
 
-def kernel_syms(variant):
+def kernel_syms(variant, weight=1):
+    """The kernel's symbols per I/O; weight: each bounce that many times
+    the instructions of BOUNCE (its calls the same)."""
     syms = dict(BASE)
     if variant == "pre-fixed":
-        for s, v in BOUNCE.items():
+        for s, (n, calls, copy) in BOUNCE.items():
             c = syms.get(s, (0, 0, 0))
-            syms[s] = tuple(a + b for a, b in zip(c, v))
+            syms[s] = (c[0] + n * weight, c[1] + calls, c[2] + copy * weight)
     return syms
 
 
-def counted_run(root):
+def counted_run(root, numjobs=1, weight=1, group_reporting=False):
     """pre and pre-fixed on ram-bounce under insn, two reps, one job and
-    its probed twin; each window's time is exactly its instructions."""
+    its probed twin; each window's time is exactly its instructions.
+    numjobs > 1: each job's fio.json as fio reports that many processes
+    (helpers.fio_as_numjobs); weight: a bounce that many times heavier."""
     boots = [dict(variant=v, disk="ram-bounce", pressure="none", rep=r,
                   jobs=[dict(device="ram-bounce", template="ram", job="lat-randread-4k-qd1",
                              bounces=100 if v == "pre-fixed" else 0, probe=None),
@@ -59,7 +63,7 @@ def counted_run(root):
         H.write_text(os.path.join(bdir, "clock"), "insn\n")
         windows = {}
         for n, jdir in enumerate(sorted(glob.glob(os.path.join(bdir, "guest", "jobs", "*"))), 1):
-            syms = kernel_syms(v)
+            syms = kernel_syms(v, weight)
             ios = 1000
             per_io = USER + sum(c for c, _, _ in syms.values())
             # fio's IOPS from the instruction count: 1 / IOPS is the time
@@ -70,6 +74,8 @@ def counted_run(root):
                 j["read"]["total_ios"], j["write"]["total_ios"] = ios, 0
                 j["read"]["iops"], j["write"]["iops"] = 1e9 / (per_io * NS), 0
             H.write_text(os.path.join(jdir, "fio.json"), json.dumps(fio) + "\n")
+            if numjobs > 1:
+                H.fio_as_numjobs(os.path.join(jdir, "fio.json"), numjobs, group_reporting)
             H.write_text(os.path.join(jdir, "insn-window"),
                          f"open {n} 1000\nclose {n} {1000 + int(ios * per_io * NS * 1.001)}\n")
             if n == 2:
@@ -249,6 +255,86 @@ class Budget(unittest.TestCase):
         self.assertIn("copy +8.2", line)
         self.assertIn("of pre-fixed's time per I/O", line)
 
+
+
+def slow_one_boot(root, factor=0.95):
+    """One pre-fixed boot's fio IOPS times factor (a disk the host
+    completes): the time per I/O is tested, the parts still counted."""
+    (slow,) = glob.glob(os.path.join(root, "boots", "*pre-fixed*r2*", "guest", "jobs", "01-*"))
+    fio = H.read_json(os.path.join(slow, "fio.json"))
+    for j in fio["jobs"]:
+        j["read"]["iops"] *= factor
+    H.write_text(os.path.join(slow, "fio.json"), json.dumps(fio) + "\n")
+    return tidy.load_run(root)
+
+
+class NumJobs(unittest.TestCase):
+    """A job of numjobs=4 (fio's examples/cross-stripe-verify.fio): fio's
+    IOPS add up over its processes, the counted cost is per I/O of one of
+    them. Its share is of one process's time per I/O, and a share above
+    100% is never printed."""
+    JOB = "lat-randread-4k-qd1"
+
+    def run_of(self, **kw):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        counted_run(tmp.name, **kw)
+        return slow_one_boot(tmp.name)
+
+    def wall(self, run):
+        """1 / the summed IOPS, µs (median of boots)."""
+        t = run.tidy
+        return float(t[(t["variant"] == "pre-fixed") & (t["metric"] == insnbudget.WALL) &
+                       (t["disk"] == "ram-bounce") & (t["job"] == self.JOB)]["value"].median())
+
+    def check_per_job(self, run):
+        self.assertTrue((run.jobs["numjobs"] == 4).all())
+        (row,) = insnbudget.per_bounce(run)
+        _disk, _job, v, _b, per_io, parts, share = row
+        funcs = sum(d for n, d, *_ in parts if n in insnbudget.PER_BOUNCE_PARTS) * per_io
+        wall = self.wall(run)
+        # what the lab printed before: 1 / the summed IOPS as the time per I/O
+        self.assertGreater(funcs / wall * 100, 100)
+        self.assertAlmostEqual(share, funcs / (4 * wall) * 100, places=6)
+        self.assertLessEqual(share, 100)
+        (line,) = insnbudget.share_lines(run, stats.verdicts(run))
+        self.assertIn(f"{share:.2f}% of pre-fixed's time per I/O of one of its 4 jobs", line)
+        text = "\n".join(insnbudget.section(run))
+        self.assertIn(f"{share:.2f}% of pre-fixed's time per I/O of one of its 4 jobs", text)
+
+    def test_numjobs_from_fio_output(self):
+        fio = {"jobs": [{"jobname": "a"}]}
+        self.assertEqual(rawfiles.fio_numjobs(fio), 1)
+        self.assertEqual(rawfiles.fio_numjobs(dict(fio, **{"global options": {"numjobs": "3"}})), 3)
+        fio["jobs"][0]["job options"] = {"numjobs": "4"}
+        self.assertEqual(rawfiles.fio_numjobs(fio), 4)
+        self.assertEqual(rawfiles.fio_numjobs(None), 1)
+
+    def test_share_per_job(self):
+        self.check_per_job(self.run_of(numjobs=4, weight=5))
+
+    def test_share_per_job_group_reporting(self):
+        self.check_per_job(self.run_of(numjobs=4, weight=5, group_reporting=True))
+
+    def test_share_above_100_is_not_printed(self):
+        # one process, but fio's clock says four times the rate the
+        # counted window allows: no share, and why
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        counted_run(tmp.name, weight=5)
+        for path in glob.glob(os.path.join(tmp.name, "boots", "*pre-fixed*", "guest", "jobs",
+                                           "*", "fio.json")):
+            fio = H.read_json(path)
+            fio["jobs"][0]["read"]["iops"] *= 4
+            H.write_text(path, json.dumps(fio) + "\n")
+        run = slow_one_boot(tmp.name)
+        (row,) = insnbudget.per_bounce(run)
+        self.assertGreater(row[-1], 100)
+        (line,) = insnbudget.share_lines(run, stats.verdicts(run))
+        text = line + "\n".join(insnbudget.section(run))
+        self.assertIn("no share of pre-fixed's time per I/O: the bounce's counted work per I/O "
+                      "exceeds that time", line)
+        self.assertNotRegex(text, r"\b(1\d\d|[2-9]\d\d|\d{4,})(\.\d+)?% of ")
 
 if __name__ == "__main__":
     unittest.main()

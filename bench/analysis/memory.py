@@ -593,7 +593,9 @@ def section(run, verdicts, figures=None, run_dir=None):
 def dose_response(run, p):
     """Each DOSE_PANELS metric against the level's LowFree target (none:
     the boots' own LowFree at the start), one line per variant, on the
-    bounce-candidate disk of the pressure jobs."""
+    bounce-candidate disk of the pressure jobs. Only where a kernel has
+    two points or more (two levels measured): one point a kernel is no
+    response (the section's table has those values)."""
     pressure_jobs = run_pressure_jobs(run)
     lvls = levels(run)
     if not pressure_jobs or len([x for x in lvls if x != L.NO_PRESSURE]) < 1:
@@ -608,7 +610,7 @@ def dose_response(run, p):
     low = _boot_lowfree(run)
     variants = [v for v in dict.fromkeys(run.boots["variant"])]
     targets = _targets(run)
-    blocks = []
+    blocks, most = [], 0
     for metric, _, scale in dose_panels(run):
         for v in variants:
             lines = []
@@ -620,6 +622,9 @@ def dose_response(run, p):
                 if np.isfinite(x) and np.isfinite(y):
                     lines.append(f"{x:.6g} {y * scale:.6g}")
             blocks.append(f"# {metric} {v}\n" + ("\n".join(lines) if lines else "? ?"))
+            most = max(most, len(lines))
+    if most < 2:
+        return
     data = "\n\n\n".join(blocks) + "\n"
     panels = {f"p{i + 1}": lab for i, (_, lab, _) in enumerate(dose_panels(run))}
     p.render("dose-response", f"memory-dose-response-{disk}", data,

@@ -18,10 +18,12 @@ import subprocess
 import numpy as np
 import pandas as pd
 
+from . import cells as C
 from . import headline as HL
 from . import memory as MEM
 from . import metrics as M
-from . import rawfiles as R
+from . import rawfiles as RAW
+from . import roles as R
 from . import stats as S
 from . import sweep as SW
 from . import tidy as T
@@ -41,6 +43,11 @@ SIZES = {
     "sweep": (1000, 520),
 }
 PX_PER_FOREST_ROW = 16
+# The forest's title (four lines) and x axis.
+FOREST_HEAD_PX = 170
+# A forest a reader reads in a minute: the first screen's rows, at most
+# this many (the largest effects; tables.md has every row).
+MAX_FOREST_ROWS = 30
 # The bar figures: (file-name prefix, metric), from the registry's "plot"
 # flag; --all-plots adds the latency tails.
 BAR_METRICS = [("throughput", m) for m in M.selected("plot")]
@@ -252,35 +259,37 @@ def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
 
 
 def bounced_bytes(run, p):
-    """Bounced MiB per GiB moved for every variant/disk/job that ran."""
+    """Bounced MiB per GiB moved, median and 95 % CI over boots, for every
+    variant/disk/job the block_bio_bounce trigger counted on a
+    bounce-candidate disk (the sweep's jobs have their own figure). A
+    cell it did not count (an unprobed twin, a kernel without the
+    tracepoint) has no bar: the report's tables say which; no figure
+    when nothing was counted."""
     ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
     if ok.empty:
         return
     vindex, order = _variant_index(run)
     t = run.tidy[run.tidy["metric"] == "bounced_bytes_per_gib"]
-    keys = sorted({(r.variant, r.disk, r.job, r.pressure) for r in ok.itertuples()},
+    t = t[t["disk"].map(lambda d: not C.is_ratio(d) and R.is_candidate(run, d)) &
+          t["job"].map(lambda j: SW.shape(j) is None)]
+    keys = sorted({(r.variant, r.disk, r.job, r.pressure) for r in t.itertuples()},
                   key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1:]))
+    if not keys:
+        return
     rows = []
     for x, (v, disk, job, pressure) in enumerate(keys):
         vals = t[(t["variant"] == v) & (t["disk"] == disk) & (t["job"] == job) &
                  (t["pressure"] == pressure)]["value"].to_numpy() / (1 << 20)
-        jobs = ok[(ok["variant"] == v) & (ok["disk"] == disk) & (ok["job"] == job) &
-                  (ok["pressure"] == pressure)]
-        if len(vals):
-            med, lo, hi = S.median_ci(vals, seed=S.cell_seed("bb", v, disk, job, pressure))
-            note, top = f"{med:.0f}", (hi if np.isfinite(hi) else med)
-        else:
-            med = lo = hi = np.nan
-            top = 0.0
-            traces = set(jobs["bounce_trace"])
-            note = "no tracepoint" if traces == {"absent"} else "not counted"
+        med, lo, hi = S.median_ci(vals, seed=S.cell_seed("bb", v, disk, job, pressure))
+        top = hi if np.isfinite(hi) else med
         rows.append(f"{x} {_num(med)} {_num(lo)} {_num(hi)} {vindex.get(v, 1)} "
-                    f"{_num(top)} {_q(note)} " + _q(_lines(v, disk, job, f"pressure {pressure}")))
-    title = (f"Bounced bytes per GiB moved (block_bio_bounce hist), median of runs\n"
-             f"{T.kernel_title(run)}")
+                    f"{_num(top)} {_q(f'{med:.0f} (n {len(vals)})')} " +
+                    _q(_lines(v, disk, job, f"pressure {pressure}")))
+    title = ("Bounced MiB per GiB moved (block_bio_bounce hist): median and 95 % CI over "
+             f"boots, n per bar\n{T.kernel_title(run)}")
     p.render("bounced-bytes", "bounced-bytes", "\n".join(rows) + "\n",
              dict(title=title, nbars=len(rows)), "bounced bytes per GiB moved", "bounces",
-             width=len(rows) * PX_PER_LABEL + 150)
+             width=len(rows) * (PX_PER_LABEL + 30) + 150)
 
 
 def sweep(run, p):
@@ -337,7 +346,7 @@ def job_timelines(run, p):
         ["variant", "disk", "job", "pressure"], sort=False).head(1)
     first = first.assign(_o=first["variant"].map(lambda v: order.index(v) if v in order else 99))
     for j in first.sort_values(["disk", "job", "pressure", "_o"]).itertuples():
-        mon = R.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
+        mon = RAW.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
         if mon is None or len(mon) < 2 or "t_ms" not in mon:
             continue
         data, flags, tmax = _labmon_data(mon)
@@ -354,7 +363,9 @@ def job_timelines(run, p):
 
 def disk_timelines(run, p):
     """One figure per disk: memory over every job of rep 1 without extra
-    pressure, in run order, the variants side by side on shared axes."""
+    pressure, in run order, the variants side by side on shared axes
+    (--all-plots: without pressure its lines are flat, the pressure
+    timeline is the figure that moves)."""
     ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
     if ok.empty:
         return
@@ -392,7 +403,7 @@ def _concat_jobs(run, jobs):
     on from job to job; NaN rows separate them (a gap in the lines)."""
     parts, t0 = [], 0.0
     for j in jobs.sort_values("dir").itertuples():
-        mon = R.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
+        mon = RAW.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
         if mon is None or len(mon) < 2 or "t_ms" not in mon:
             continue
 
@@ -436,6 +447,22 @@ def _forest_rows(run, verdicts):
                     np.isfinite(r) & (r > 0) & ~S.is_split(verdicts)]
 
 
+def _headline_rows(run, rows):
+    """(rows the forest draws, how many it leaves to tables.md): the
+    first screen's rows, those of a bounce-candidate disk or its
+    within-boot ratio, no control and no sweep job (the sweep has its own
+    figure), the largest effects first when there are more than
+    MAX_FOREST_ROWS."""
+    sweep = np.array([SW.shape(j) is not None for j in rows["job"]], dtype=bool)
+    first = np.array([C.is_ratio(d) or R.is_candidate(run, d) for d in rows["disk"]],
+                     dtype=bool)
+    keep = rows[~rows["control"].astype(bool) & ~sweep & first]
+    if len(keep) > MAX_FOREST_ROWS:
+        size = np.abs(np.log(keep["ratio"].astype(float)))
+        keep = keep.loc[size.sort_values(ascending=False, kind="stable").index[:MAX_FOREST_ROWS]]
+    return keep, len(rows) - len(keep)
+
+
 def _fitted_range(rows):
     """An x range around the ratios and their finite CI bounds, with 1."""
     vals = [1.0] + list(rows["ratio"].astype(float))
@@ -448,36 +475,49 @@ def _fitted_range(rows):
 
 
 def forest(run, verdicts, p):
-    """One forest plot per primary slot: ratio and CI of each primary row
-    of a performance job, sorted by disk then effect; the controls grey at
-    the bottom; relevant rows red; a linear x axis fitted to the data."""
+    """One forest plot per primary slot: ratio and 95 % CI of each row of
+    the first screen (_headline_rows: no control, no sweep, at most
+    MAX_FOREST_ROWS), sorted by disk then effect, each label with n per
+    kernel; relevant rows red; a linear x axis fitted to the rows that
+    have a CI. The controls and the rows left out are counted in the
+    title (tables.md has them all)."""
     if verdicts.empty:
         return
     prim = _forest_rows(run, verdicts)
     for slot in M.PRIMARY_SLOTS:
-        rows = prim[prim["slot"] == slot]
+        every = prim[prim["slot"] == slot]
+        rows, left = _headline_rows(run, every)
         if rows.empty:
             continue
-        rows = rows.assign(_c=rows["control"].astype(bool), _r=rows["ratio"].astype(float))
-        rows = rows.sort_values(["_c", "disk", "_r", "job", "pressure", "a", "b"], kind="stable")
-        xmin, xmax = _fitted_range(rows)
+        rows = rows.assign(_r=rows["ratio"].astype(float))
+        rows = rows.sort_values(["disk", "_r", "job", "pressure", "a", "b"], kind="stable")
+        # a ratio without a CI (too few reps) must not stretch the axis
+        has_ci = np.isfinite(rows["ci_low"].astype(float)) & np.isfinite(
+            rows["ci_high"].astype(float))
+        xmin, xmax = _fitted_range(rows[has_ci] if has_ci.any() else rows)
         lines = []
         for y, r in enumerate(rows.itertuples()):
-            relevant = S.is_relevant(getattr(r, "relevance", ""))
-            color = 3 if r.control else (2 if relevant else 1)
+            color = 2 if S.is_relevant(getattr(r, "relevance", "")) else 1
             lo = r.ci_low if np.isfinite(r.ci_low) and r.ci_low > 0 else np.nan
             hi = r.ci_high if np.isfinite(r.ci_high) else np.nan
+            ratio = min(max(r.ratio, xmin), xmax)
             label = (f"{r.disk} {r.job}" + ("" if r.pressure == "none" else f" {r.pressure}") +
-                     f": {r.b}/{r.a}" + (" (control)" if r.control else ""))
-            lines.append(f"{y} {_num(r.ratio)} {_num(lo)} {_num(hi)} {color} {_q(label)}")
+                     f": {r.b}/{r.a} (n {r.n_b}/{r.n_a})" +
+                     ("" if np.isfinite(lo) and np.isfinite(hi) else
+                      f", no CI, ratio {r.ratio:.3g}"))
+            lines.append(f"{y} {_num(ratio)} {_num(lo)} {_num(hi)} {color} {_q(label)}")
         metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))
-        title = (f"Primary metric: {slot} ({metrics})\n{T.kernel_title(run)}\n"
-                 "red: relevant (significant, at least the smallest effect of interest); "
-                 "grey: controls")
+        controls = every[every["control"].astype(bool)]
+        ctl_rel = int(controls["relevance"].map(S.is_relevant).sum()) if len(controls) else 0
+        title = (f"{slot} ({metrics}): ratio B/A of geometric means, 95 % CI\n"
+                 f"{T.kernel_title(run)}; n: boots B/A\n"
+                 "red: relevant (significant, at least the smallest effect of interest)\n"
+                 f"controls: {len(controls)} rows, {ctl_rel} relevant; {left} more rows "
+                 "(controls, control disks, sweep) in tables.md")
         p.render("forest", _slug("forest", slot), "\n".join(lines) + "\n",
                  dict(title=title, nrows=len(lines), xmin=round(xmin, 6), xmax=round(xmax, 6)),
                  f"forest plot: {slot}", "forest",
-                 height=150 + PX_PER_FOREST_ROW * len(lines))
+                 height=FOREST_HEAD_PX + PX_PER_FOREST_ROW * len(lines))
 
 
 def make_plots(run, verdicts, outdir, gp_dir=GP_DIR, everything=False):
@@ -491,8 +531,8 @@ def make_plots(run, verdicts, outdir, gp_dir=GP_DIR, everything=False):
     latency_curves(run, p, everything)
     bounced_bytes(run, p)
     sweep(run, p)
-    disk_timelines(run, p)
     if everything:
+        disk_timelines(run, p)
         job_timelines(run, p)
     MEM.dose_response(run, p)
     MEM.pressure_timeline(run, p)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """memory.py on a real pressure run (fixtures/pressure-run: one boot each
 of pre, pre-fixed and post under full24, the ram-bounce job only): the
-footprint, the pool, the per-level table and both figures."""
+footprint, the pool, the per-level table and its figures (the
+dose-response only with two levels)."""
 import copy
 import os
 import tempfile
@@ -141,19 +142,33 @@ class PressureRun(unittest.TestCase):
         self.assertIn("at 16 reps a side; the widest would take about 64 reps a side", line)
         self.assertNotIn("--set writeback", line)
 
-    def test_both_figures_made_and_linked(self):
+    def test_the_timeline_made_and_linked(self):
         kinds = {f["kind"] for f in self.p.figures}
-        self.assertLessEqual({"dose-response", "pressure-timeline"}, kinds)
+        self.assertIn("pressure-timeline", kinds)
         self.assertEqual(self.p.errors, [])
-        self.assertIn("](plots/memory-dose-response-ram-bounce.png)", self.text)
         self.assertIn("](plots/memory-pressure-timeline-full24.png)", self.text)
 
+    def test_no_dose_response_of_one_level(self):
+        # one level is one point a kernel: no response to draw
+        self.assertNotIn("dose-response", {f["kind"] for f in self.p.figures})
+        self.assertNotIn("memory-dose-response", self.text)
+
     def test_dose_data_is_the_pressure_job(self):
-        with open(os.path.join(self.tmp.name, "plots", "data",
-                               "memory-dose-response-ram-bounce.dat"), encoding="utf-8") as f:
-            blocks = [b for b in f.read().split("\n\n\n") if b.strip()]
+        # the same boots at a second level (their rows copied as full12):
+        # two points a kernel, the figure is drawn
+        two = copy.copy(self.data)
+        t = self.data.tidy
+        two.tidy = pd.concat([t, t[t["pressure"] == "full24"].assign(pressure="full12")],
+                             ignore_index=True)
+        with tempfile.TemporaryDirectory() as tmp:
+            p = plots.Plotter(tmp, plots.GP_DIR)
+            memory.dose_response(two, p)
+            self.assertEqual([f["kind"] for f in p.figures], ["dose-response"])
+            with open(os.path.join(tmp, "data", "memory-dose-response-ram-bounce.dat"),
+                      encoding="utf-8") as f:
+                blocks = [b for b in f.read().split("\n\n\n") if b.strip()]
         # 4 panels x 3 variants; write_bw of pre-fixed at 24 MiB, in MB/s
         self.assertEqual(len(blocks), 12)
-        t = self.data.tidy
         bw = t[(t["variant"] == "pre-fixed") & (t["metric"] == "write_bw")]["value"].iloc[0]
         self.assertIn(f"24 {bw * 1e-6:.6g}", blocks[1])
+        self.assertEqual(len(blocks[1].splitlines()), 3)   # the comment, two levels

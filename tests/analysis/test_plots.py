@@ -8,6 +8,9 @@ import subprocess
 import tempfile
 import unittest
 
+import numpy as np
+import pandas as pd
+
 import helpers as H
 from analysis import plots, stats, tidy
 
@@ -84,8 +87,9 @@ class Figures(unittest.TestCase):
 
 
 class DefaultFigures(unittest.TestCase):
-    """Without --all-plots: one memory figure per disk, no per-job
-    timeline, an SVG only beside the forest plots."""
+    """Without --all-plots: no memory timeline without pressure (flat
+    lines), an SVG only beside the forest plots, forests of the first
+    screen's rows."""
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
@@ -100,11 +104,31 @@ class DefaultFigures(unittest.TestCase):
     def test_no_errors(self):
         self.assertEqual(self.p.errors, [])
 
-    def test_one_memory_figure_per_disk(self):
+    def test_no_memory_figure_without_pressure(self):
         kinds = [f["kind"] for f in self.p.figures]
         self.assertNotIn("memory-timeline", kinds)
-        ok = self.data.jobs[self.data.jobs["state"] == "ok"]
-        self.assertEqual(kinds.count("memory-disk"), ok["disk"].nunique())
+        self.assertNotIn("memory-disk", kinds)
+
+    def test_forests_hold_the_first_screen(self):
+        forests = [f for f in self.p.figures if f["kind"] == "forest"]
+        self.assertTrue(forests)
+        for f in forests:
+            self.assertLessEqual(f["height"], 1600)
+            with open(os.path.join(os.path.dirname(f["png"]), "data", f["name"] + ".dat"),
+                      encoding="utf-8") as fh:
+                rows = fh.read().splitlines()
+            self.assertFalse([r for r in rows if "(control)" in r or "sweep-" in r])
+            self.assertTrue(all(" (n " in r for r in rows), rows)
+
+    def test_forest_keeps_the_largest_effects(self):
+        rows, _ = plots._headline_rows(self.data, plots._forest_rows(self.data, self.verdicts))
+        self.assertTrue(len(rows))
+        many = pd.concat([rows.assign(job=f"lat-x{i}") for i in range(40)], ignore_index=True)
+        keep, left = plots._headline_rows(self.data, many)
+        self.assertEqual(len(keep), plots.MAX_FOREST_ROWS)
+        self.assertEqual(left, len(many) - plots.MAX_FOREST_ROWS)
+        size = np.abs(np.log(many["ratio"].astype(float)))
+        self.assertGreaterEqual(size[keep.index].min(), size.drop(keep.index).max())
 
     def test_svg_only_for_forests(self):
         for f in self.p.figures:

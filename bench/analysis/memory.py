@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from lab import labconf as L
+from lab import matrix
 from . import cells as C
 from . import md
 from . import metrics as M
@@ -388,7 +389,6 @@ def _pressure_reps(run):
 def _deciding_set():
     """bench/matrix's keys of the set that decides the writeback rows,
     {} when it has none."""
-    from planner import matrix   # bench/matrix's one parser
     try:
         return matrix.load().get(DECIDING_SET, {})
     except OSError:

@@ -11,8 +11,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from lab import labconf
-from planner import matrix
+from lab import labconf, matrix
 
 PLAN = os.path.join(H.ROOT, "bench", "plan")
 SMALL = ["--variants", "pre,post,pre", "--disks", "ram-bounce+ram@insn,virtio:1",

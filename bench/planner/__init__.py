@@ -12,9 +12,9 @@ loop, the signals and the locking).
   state     plan.json: the resolved plan a run keeps between calls
   meta      meta.json, with json.dump
   estimate  --dry-run: the boots listed and their time estimated
-  summary   the console summary at the end of a run: bounced bios per
-            variant and disk (the analysis's rule for "exercised"), and
-            the failed boots
+
+The planner imports nothing of the analysis: the bounce summary at the
+end of a run is bench/analyze --bounce-summary.
 
 lab.conf and bench/matrix are read through lab.labconf and lab.matrix,
 their one parsers (bench/lab, shared with the analysis).

@@ -24,6 +24,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from lab import jobname as J
 from . import cells as C
 from . import metrics as M
 
@@ -106,10 +107,9 @@ def deciding_cells(run):
     between two boots of one kernel, in bio_split_rw_at and
     __blk_rq_map_sg); a tail is the
     slowest few I/Os (32 at 1 MiB), where a timer tick lands or not."""
-    from . import sweep as SW
     c = cells(run, slots=EXACT_SLOTS)
     c = c[~c["job"].map(C.is_probed).astype(bool)]
-    sweep = [SW.shape(j) is not None for j in c["job"]]
+    sweep = [J.sweep_shape(j) is not None for j in c["job"]]
     return c[~np.array(sweep, dtype=bool)] if len(c) else c
 
 

@@ -27,6 +27,7 @@ from collections import namedtuple
 import numpy as np
 import pandas as pd
 
+from lab import jobname as J
 from lab import labconf as L
 from . import cells as C
 from . import md
@@ -34,7 +35,6 @@ from . import memory as MEM
 from . import metrics as M
 from . import roles as R
 from . import stats as S
-from . import sweep as SW
 
 Key = namedtuple("Key", "job pressure metric")
 
@@ -372,7 +372,7 @@ def headline_table(run, verdicts):
         # the versions question: each pair on the control disk beside
         disks += [str(d).split("/")[1] for d in disks if C.is_ratio(d)]
     # the I/O-size sweep has a section of its own, below the first screen
-    jobs = {j for j in question_jobs(run) if not SW.shape(j)}
+    jobs = {j for j in question_jobs(run) if not J.sweep_shape(j)}
     integrity = integrity_table(run)
     heads = set(M.selected("headline"))
     levels = MEM.levels(run)        # none first, then the mildest pressure

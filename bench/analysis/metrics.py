@@ -6,9 +6,9 @@ One table so that tidy.py (which produces them), stats.py (which words the
 verdicts), report.py and plots.py (which select and label them) never
 disagree: their selections are selected(FLAG), not lists of their own.
 """
-import re
 from typing import NamedTuple
 
+from lab import jobname as J
 from lab.labconf import NO_PRESSURE
 from . import insnprof as X
 
@@ -181,13 +181,26 @@ for _m in PRESSURE_TOTALS:
          min_effect=PRESSURE_MIN_EFFECT_PCT)
 TOTALS = frozenset(PRESSURE_TOTALS)
 
+
+def _not_pressure(job):
+    return not J.is_pressure(job)
+
+
+# The sweep asks what a bounce costs per I/O, page and byte: its
+# throughput and CPU. Its jobs are bounded by size (96 I/Os at 256 KiB),
+# so a p99 is one of their few slowest I/Os, and the seed alone moved it
+# by 4-7 % (a default run's split halves): exploratory there.
+def _not_sweep(job):
+    return not J.is_sweep(job)
+
+
 # Primary metrics: per job one throughput, one latency tail, the CPU cost
 # per GiB and the lowmem floor. Their verdicts make the headline and share,
 # per question (stats.adjust), one false-discovery-rate family; every
 # other metric is exploratory.
-# (slot, job-name pattern or None for any job, metric; {d} = the job's
-# direction). The first row of a slot whose pattern matches and whose
-# metric the cell has wins.
+# (slot, which jobs (a rule of the job's name, lab.jobname) or None for any
+# job, metric; {d} = the job's direction). The first row of a slot whose
+# rule takes the job and whose metric the cell has wins.
 #
 # The pressure jobs (pressure-*: the writeback, the scattered rewrites
 # that sync, the direct writer, each beside a reader) have their own: the
@@ -207,26 +220,19 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # the bounce pages' own footprint is counted exactly), and allocation
 # stalls and pages scanned stay exploratory: bursts whose count spreads
 # widely between trajectories of one kernel.
-_PRESSURE = r"^pressure-"
-_NOT_PRESSURE = r"^(?!pressure-)"
-# The sweep asks what a bounce costs per I/O, page and byte: its
-# throughput and CPU. Its jobs are bounded by size (96 I/Os at 256 KiB),
-# so a p99 is one of their few slowest I/Os, and the seed alone moved it
-# by 4-7 % (a default run's split halves): exploratory there.
-_NOT_SWEEP = r"^(?!sweep-)"
 PRIMARY = [
-    ("throughput", _PRESSURE, "write_bw"),
-    ("reader latency", _PRESSURE, "read_lat_mean_us"),
-    ("latency tail", _PRESSURE, "read_lat_p99_us"),
-    ("latency tail", _PRESSURE, "read_clat_p99_us"),
-    ("reclaim", _PRESSURE, "pgsteal_per_mib_written"),
-    ("memory stalls", _PRESSURE, "psi_some_us_per_mib_written"),
-    ("throughput", r"seq|buffered", "{d}_bw"),
+    ("throughput", J.is_pressure, "write_bw"),
+    ("reader latency", J.is_pressure, "read_lat_mean_us"),
+    ("latency tail", J.is_pressure, "read_lat_p99_us"),
+    ("latency tail", J.is_pressure, "read_clat_p99_us"),
+    ("reclaim", J.is_pressure, "pgsteal_per_mib_written"),
+    ("memory stalls", J.is_pressure, "psi_some_us_per_mib_written"),
+    ("throughput", J.is_streaming, "{d}_bw"),
     ("throughput", None, "{d}_iops"),
-    ("latency tail", _NOT_SWEEP, "{d}_lat_p99_us"),
-    ("latency tail", _NOT_SWEEP, "{d}_clat_p99_us"),
-    ("CPU per GiB", _NOT_PRESSURE, "cpu_s_per_gib"),
-    ("lowmem", _NOT_PRESSURE, "lowfree_min_kb"),
+    ("latency tail", _not_sweep, "{d}_lat_p99_us"),
+    ("latency tail", _not_sweep, "{d}_clat_p99_us"),
+    ("CPU per GiB", _not_pressure, "cpu_s_per_gib"),
+    ("lowmem", _not_pressure, "lowfree_min_kb"),
 ]
 PRIMARY_SLOTS = list(dict.fromkeys(slot for slot, _, _ in PRIMARY))
 
@@ -259,8 +265,7 @@ def job_direction(job, present):
     """"read" or "write": the direction a job is about (its name, else the
     direction it measured; a write job that verifies also reads)."""
     dirs = [d for d in _DIRS if f"{d}_iops" in present]
-    named = [d for d in _DIRS if d in job]
-    for d in named:
+    for d in J.directions(job):
         if d in dirs:
             return d
     return "write" if "write" in dirs else (dirs[0] if dirs else "read")
@@ -271,11 +276,11 @@ def primary_metrics(job, present):
     present = set(present)
     d = job_direction(job, present)
     out = {}
-    for slot, pattern, metric in PRIMARY:
+    for slot, rule, metric in PRIMARY:
         m = metric.format(d=d)
         if slot in out or m not in present:
             continue
-        if pattern is None or re.search(pattern, job):
+        if rule is None or rule(job):
             out[slot] = m
     return out
 

@@ -18,6 +18,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 
+from lab import jobname as J
 from . import headline as HL
 from . import memory as MEM
 from . import metrics as M
@@ -156,7 +157,7 @@ def latency_curves(run, p, everything=False):
     if curves.empty:
         return
     if not everything:
-        jobs = {j for j in HL.question_jobs(run) if not SW.shape(j)}
+        jobs = {j for j in HL.question_jobs(run) if not J.sweep_shape(j)}
         keep = [d in HL.candidate_disks(run) and j in jobs and dr == _tail_direction(run, d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
@@ -190,7 +191,7 @@ def metric_bars(run, verdicts, p, prefix, metric, everything=False):
     t = run.tidy[run.tidy["metric"] == metric]
     disks = sorted(set(t["disk"]))
     if not everything:
-        t = t[[not SW.shape(j) for j in t["job"]]]
+        t = t[[not J.sweep_shape(j) for j in t["job"]]]
         cand = HL.candidate_disks(run)
         disks = [d for d in disks if d in cand or str(d).split("/")[0] in cand]
     for disk in disks:

@@ -1,10 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The metric registry: every metric the lab reports, once, with its unit,
-which way is "better", its flags and its smallest effect of interest.
+which way is "better", its flags and its smallest effect of interest; and
+the headline registry: which metrics of which jobs each page leads with.
 
 One table so that tidy.py (which produces them), stats.py (which words the
 verdicts), report.py and plots.py (which select and label them) never
-disagree: their selections are selected(FLAG), not lists of their own.
+disagree: their selections are selected(FLAG), not lists of their own;
+the report's headline table, the history's figures and --check, and the
+across-versions tables ask headlines(PAGE) and is_headline().
 """
 from typing import NamedTuple
 
@@ -21,8 +24,8 @@ THROUGHPUT, LATENCY, COST, LEVEL = "throughput", "latency", "cost", "level"
 #   primary   named by a PRIMARY rule: a BH family per question, the first screen
 #   ratio     tidy.py writes its within-boot ratio (candidate / control)
 #   plot      bar figures per variant
-#   headline  the report's headline table
-FLAGS = ("primary", "ratio", "plot", "headline")
+# (the headlines are HEADLINES, below)
+FLAGS = ("primary", "ratio", "plot")
 # The smallest effect of interest, % of |B/A - 1|, per kind (a metric may
 # set its own): a significant change below it is "negligible".
 MIN_EFFECT_PCT = {THROUGHPUT: 1.0, LATENCY: 1.0, COST: 1.0, LEVEL: 1.0}
@@ -60,8 +63,8 @@ _PCTS = (("p50", "50.000000"), ("p99", "99.000000"), ("p99.9", "99.900000"))
 
 for _d in _DIRS:
     _add(f"{_d}_iops", "IO/s", THROUGHPUT, f"{_d} IOPS",
-         "primary", "ratio", "plot", "headline")
-    _add(f"{_d}_bw", "B/s", THROUGHPUT, f"{_d} bandwidth", "primary", "headline")
+         "primary", "ratio", "plot")
+    _add(f"{_d}_bw", "B/s", THROUGHPUT, f"{_d} bandwidth", "primary")
     # a job offered a steady rate (fio rate_iops): did it keep up
     _add(f"{_d}_iops_offered_pct", "%", LEVEL, f"{_d} IOPS, % of the rate offered (rate_iops)")
     # and how many of its I/Os missed a deadline: a 4 KiB read takes
@@ -95,7 +98,7 @@ _add("bounce_gauge_pages_peak", "pages", LEVEL, "bounce pages in use, sampled pe
 _add("bounce_gauge_pages_mean", "pages", LEVEL, "bounce pages in use, sampled mean (Bounce:)")
 _add("cpu_s_per_gib", "s/GiB", COST,
      "guest CPU (sys+irq+softirq) per GiB moved (on an exact clock: counted kernel instructions)",
-     "primary", "ratio", "headline")
+     "primary", "ratio")
 # The time budget of one I/O (monitors/proc.py): its wall time (1 / IOPS)
 # and the tick-sampled CPU states of /proc/stat per I/O (insnbudget.py
 # says how far they are off the count).
@@ -235,6 +238,127 @@ PRIMARY = [
     ("lowmem", _not_pressure, "lowfree_min_kb"),
 ]
 PRIMARY_SLOTS = list(dict.fromkeys(slot for slot, _, _ in PRIMARY))
+
+
+# --- The headline registry ------------------------------------------------
+# Which metric of which jobs each page leads with. jobs: a rule of the
+# job's name (lab.jobname), None for every job that has the metric;
+# pages:
+#   REPORT    the run report's headline table (headline.py; the jobs are
+#             its question's, so the rows say None)
+#   HISTORY   a figure over the runs (history/figures.py), and a move
+#             that bench/history --check calls a headline
+#   a group of HEADLINE_GROUPS: a column of that group's table across
+#             kernel versions, and its figure (versions.py); short
+#             names the column
+REPORT, HISTORY = "report", "history"
+
+
+class Headline(NamedTuple):
+    metric: str
+    jobs: object
+    pages: tuple
+    short: str = ""
+
+
+def _page_qd1(job):
+    """The 4 KiB QD1 jobs (not their probed twins), but the sweep's."""
+    return _not_sweep(job) and J.is_page_qd1(job)
+
+
+def _rand_page(direction, twin=False):
+    """The 4 KiB QD1 random jobs of a direction, but the sweep's; twin:
+    with their probed twins."""
+    def rule(job):
+        return _not_sweep(job) and J.is_io(job, "rand", direction, J.PAGE_BYTES, 1,
+                                           None if twin else "")
+    return rule
+
+
+def _seq(direction):
+    """The sequential jobs of a direction, but the sweep's."""
+    def rule(job):
+        return _not_sweep(job) and J.access(job) == ("seq", direction)
+    return rule
+
+
+def _sweep_ends(job):
+    """The I/O-size sweep's random QD1 jobs at its ends, 4 KiB and 1 MiB."""
+    s = J.sweep_shape(job)
+    return bool(s) and s["pattern"] == "rand" and s["qd"] == 1 and \
+        s["bytes"] in (J.PAGE_BYTES, 1 << 20)
+
+
+# (group, section title) of the tables across kernel versions, in order
+HEADLINE_GROUPS = [
+    ("bounced", "Bounced bytes per GiB moved"),
+    ("cost", "Cost per bounced bio, probed jobs"),
+    ("latency", "4 KiB QD1 latency"),
+    ("integrity", "Data integrity: bad blocks per integrity job"),
+    # From the count (tidy.py COUNTED_COSTS), for every kernel that
+    # bounces, reads and writes alike: each kernel's bounced disk less its
+    # control in one boot, the lab's instruments left out (a probed job
+    # times itself; a job without a twin keeps the hist trigger)
+    ("bounced-counted", "Bytes the bounce copied per GiB moved, counted"),
+    ("cost-counted", "Cost per bounced bio, counted (candidate less control, same boot)"),
+    # writeback under memory pressure (the pressure jobs' cells, per
+    # level): the bounce pages a kernel holds at most (exact; "not
+    # measured" where there is no bounce code), the writer's bandwidth,
+    # the steady reader's tail and the share of time stalled on memory
+    ("memory", "Writeback under memory pressure"),
+    # the I/O-size sweep's ends: what a bounce adds per byte at 4 KiB and
+    # at 1 MiB
+    ("per-byte", "Cost per byte bounced, I/O-size sweep, counted (candidate less control, "
+     "same boot)"),
+]
+HEADLINES = [
+    Headline("read_iops", None, (REPORT,)),
+    Headline("read_bw", None, (REPORT,)),
+    Headline("write_iops", None, (REPORT,)),
+    Headline("write_bw", None, (REPORT,)),
+    Headline("cpu_s_per_gib", None, (REPORT,)),
+    Headline("read_iops", _rand_page("read", twin=True), (HISTORY,)),
+    Headline("read_lat_p99_us", _rand_page("read", twin=True), (HISTORY,)),
+    Headline("write_iops", _rand_page("write", twin=True), (HISTORY,)),
+    Headline("write_lat_p99_us", _rand_page("write", twin=True), (HISTORY,)),
+    Headline("read_bw", _seq("read"), (HISTORY,)),
+    Headline("write_bw", _seq("write"), (HISTORY,)),
+    Headline("bounced_bytes_per_gib", _not_sweep, (HISTORY,)),
+    Headline("cpu_s_per_gib", _page_qd1, (HISTORY,)),
+    Headline("bounced_bytes_per_gib", _page_qd1, ("bounced",)),
+    Headline("bounce_submit_us_p50", None, (HISTORY, "cost"), "submit p50"),
+    Headline("bounce_endio_us_p50", None, (HISTORY, "cost"), "completion p50"),
+    Headline("read_lat_p99_us", _rand_page("read"), ("latency",), "read p99"),
+    Headline("write_lat_p99_us", _rand_page("write"), ("latency",), "write p99"),
+    Headline("integrity_bad_blocks", None, (HISTORY, "integrity")),
+    Headline("bounce_copied_bytes_per_gib", _page_qd1, ("bounced-counted",)),
+    Headline("bounce_us_per_bounce", _page_qd1, ("cost-counted",), "all"),
+    Headline("bounce_copy_us_per_bounce", _page_qd1, ("cost-counted",), "copy"),
+    Headline("bounce_pages_peak", J.is_writeback, ("memory",), "bounce pages, peak"),
+    Headline("write_bw", J.is_writeback, ("memory",), "writeback"),
+    Headline("read_lat_p99_us", J.is_writeback, ("memory",), "read p99"),
+    Headline("psi_some_us_per_s", J.is_writeback, ("memory",), "PSI some"),
+    # the I/O-size sweep's cost per byte at its two ends (tidy.py)
+    Headline("bounce_ns_per_byte", _sweep_ends, (HISTORY, "per-byte")),
+]
+
+
+def headline_rows(page):
+    """The Headline rows of a page, in registry order."""
+    return [h for h in HEADLINES if page in h.pages]
+
+
+def headlines(page):
+    """The metrics a page leads with, in registry order, each once."""
+    return list(dict.fromkeys(h.metric for h in headline_rows(page)))
+
+
+def is_headline(metric, job, pages):
+    """Whether metric of job heads a page (pages: one, or a list of them:
+    of any)."""
+    pages = {pages} if isinstance(pages, str) else set(pages)
+    return any(h.metric == metric and pages & set(h.pages) and (h.jobs is None or h.jobs(job))
+               for h in HEADLINES)
 
 
 def selected(flag):

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 SWEEP, PRESSURE = "sweep", "pressure"
 DIRECTIONS = ("read", "write")
+_ACCESS = re.compile(r"(rand|seq)(read|write)")
 # [rand|seq]{read|write}-SIZE-qdN, and whatever follows
 _SHAPE = re.compile(r"(?:(rand|seq)?(read|write)-)?([0-9]+)([km]?)-qd([0-9]+)(.*)$")
 _UNIT = {"": 1, "k": 1 << 10, "m": 1 << 20}
@@ -67,6 +68,13 @@ def is_streaming(job):
 def directions(job):
     """The directions a name mentions, read first."""
     return [d for d in DIRECTIONS if d in str(job)]
+
+
+def access(job):
+    """(pattern, direction) of the first {rand|seq}{read|write} of a name
+    ("buffered-seqwrite": seq, write), None when it names none."""
+    m = _ACCESS.search(str(job))
+    return (m.group(1), m.group(2)) if m else None
 
 
 def shape(job):

@@ -48,8 +48,7 @@ MARKERS = (
 # Units shown scaled (figures and tables).
 DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"),
                  "B/GiB": (1.0 / (1 << 20), "MiB/GiB")}
-OTHER = "other"
-ROLE_ORDER = list(roles.PAIR_ORDER) + [OTHER]
+OTHER = "other"         # a role the lab does not know: after roles.PAIR_ORDER's
 SIZE = (1000, 560)
 PX_PER_VERSION = 160
 ROLE_OFFSET = 0.15
@@ -181,7 +180,7 @@ def pick(rows):
 
 def roles_present(sel):
     present = {role_of(r) for r in sel["role"]}
-    return [r for r in ROLE_ORDER if r in present]
+    return sorted(present, key=roles.role_rank)
 
 
 def scale_of(metric):
@@ -241,7 +240,7 @@ def figure_data(sel, versions, shown_roles, metric, disk, job, pressure):
                 else f"{role}: {NOT_MEASURED}")
         blocks.append(plots._q(head) + "\n" + "\n".join(lines))
         titles.append(plots._q(head))
-        colors.append(str(ROLE_ORDER.index(role) + 1))
+        colors.append(str(roles.role_rank(role) + 1))
     ticks = [f"{x} " + plots._q(plots._lines(v["release"], v["version"]))
              for x, v in enumerate(versions)]
     marks = [f"{x:g} " + plots._q(label)
@@ -320,7 +319,7 @@ def _labels(sel, versions):
         g = sel[sel["kernel_source_version"] == v["version"]]
         pairs = g[["variant", "role"]].drop_duplicates("variant")
         ranked = sorted(pairs.itertuples(index=False),
-                        key=lambda r: (ROLE_ORDER.index(role_of(r.role)), r.variant))
+                        key=lambda r: (roles.role_rank(role_of(r.role)), r.variant))
         out += [(v, r.variant, role_of(r.role)) for r in ranked]
     return out
 

@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pandas as pd
 
-from analysis import metrics, plots, versions
+from analysis import metrics, plots, roles, versions
 from analysis.history import changes, table
 
 SIZE = (1000, 560)
@@ -27,11 +27,11 @@ def is_headline(metric, job):
 def _colors(df):
     """variant -> line type, fixed for every figure of the history."""
     out = {}
-    extra = len(table.ROLE_ORDER)
+    extra = len(roles.LAB_VARIANT_ORDER)
     for v in table.variant_order(df):
         k = df[df["variant"] == v]["kernel_variant"].iloc[0]
         r = table.variant_rank(v, k)
-        if r < len(table.ROLE_ORDER) and v in table.ROLE_ORDER:
+        if r < len(roles.LAB_VARIANT_ORDER) and v in roles.LAB_VARIANT_ORDER:
             out[v] = r + 1
         else:
             extra += 1

@@ -10,6 +10,9 @@ report out.
             of variants
   plots     data files for plots/*.gp and the gnuplot calls
   report    report.md and the short console summary
+  bounce_summary
+            the bounced bios per variant and disk and the failed boots,
+            at the end of bench/compare (bench/analyze --bounce-summary)
   history   regression tracking across runs (bench/history), a package:
             table, runs, changes, figures, markdown, commands
   versions  the history across kernel versions: Debian version order,

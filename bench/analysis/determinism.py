@@ -20,15 +20,19 @@ runner gives its entry more repetitions (bench/compare, after the first
 round) and its comparisons fall back to the permutation test (stats.py).
 """
 import re
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
+from lab import jobname as J
+from lab import labconf as L
 from . import cells as C
 from . import metrics as M
 
 MIN_REPS = 2
-DEFAULT_BOUND_PCT = 0.2
+# The bound's number is set in lab.conf only.
+BOUND_KEY = "determinism_bound_pct"
 # A percentile from fio's latency histogram is a bucket, not a value: 64
 # buckets per power of two, so one bucket is at most 1/64 of its value.
 # Two boots whose p99 falls either side of a bucket edge differ by one
@@ -43,6 +47,19 @@ _PERCENTILE = re.compile(r"_p\d+(\.\d+)?_us$")
 # time: they keep the permutation test, with the reps the entry has.
 EXACT_SLOTS = ("throughput", "latency tail")
 EXACT = "exact"          # the analysis column of a verdict decided by the bound
+
+
+@lru_cache(maxsize=1)
+def lab_bound_pct():
+    """The bound (%) of the repository's bench/lab.conf."""
+    return float(L.default(L.load(), BOUND_KEY))
+
+
+def bound_pct(lab):
+    """The bound (%) of a run's lab.conf (parsed), the repository's for
+    a run whose copy is from before the key."""
+    v = L.default(lab, BOUND_KEY)
+    return float(v) if v is not None else lab_bound_pct()
 
 
 def metric_bound(metric, bound, disk=""):
@@ -106,10 +123,9 @@ def deciding_cells(run):
     between two boots of one kernel, in bio_split_rw_at and
     __blk_rq_map_sg); a tail is the
     slowest few I/Os (32 at 1 MiB), where a timer tick lands or not."""
-    from . import sweep as SW
     c = cells(run, slots=EXACT_SLOTS)
     c = c[~c["job"].map(C.is_probed).astype(bool)]
-    sweep = [SW.shape(j) is not None for j in c["job"]]
+    sweep = [J.sweep_shape(j) is not None for j in c["job"]]
     return c[~np.array(sweep, dtype=bool)] if len(c) else c
 
 

@@ -59,7 +59,7 @@ class Side:
     job: str
     pressure: str
     ns_per_insn: float = np.nan
-    bound_pct: float = D.DEFAULT_BOUND_PCT
+    bound_pct: float = field(default_factory=D.lab_bound_pct)
     reps: list = field(default_factory=list)        # rep numbers
     per_io: list = field(default_factory=list)      # {symbol: insns per I/O}
     calls: list = field(default_factory=list)       # {symbol: calls per I/O}
@@ -119,7 +119,7 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
     pressure = _choose("pressure level", pressure, levels, f"{where}, {label} {disk} {job}")
     mine = mine[mine["pressure"] == pressure]
     side = Side(run_dir, label, disk, job, pressure,
-                bound_pct=float(L.default(lab, "determinism_bound_pct", D.DEFAULT_BOUND_PCT)))
+                bound_pct=D.bound_pct(lab))
     cache = {} if cache is None else cache
     for r in mine.sort_values("rep", key=lambda s: s.astype(int)).itertuples():
         jdir = os.path.join(run_dir, r.dir)

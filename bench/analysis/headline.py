@@ -27,6 +27,7 @@ from collections import namedtuple
 import numpy as np
 import pandas as pd
 
+from lab import jobname as J
 from lab import labconf as L
 from . import cells as C
 from . import md
@@ -34,7 +35,6 @@ from . import memory as MEM
 from . import metrics as M
 from . import roles as R
 from . import stats as S
-from . import sweep as SW
 
 Key = namedtuple("Key", "job pressure metric")
 
@@ -248,7 +248,7 @@ def cost_section(run, verdicts):
     pairs = [(v, w) for v in bouncers for w in others]
     jobs = question_jobs(run)
     # the headline metrics that have a within-boot ratio
-    metrics = [m for m in M.selected("headline") if m in M.selected("ratio")]
+    metrics = [m for m in M.headlines(M.REPORT) if m in M.selected("ratio")]
     for disk in [d for d in disks if C.is_ratio(d)] + candidates:
         for metric in metrics:
             for job in sorted(set(C.rows(t, metric, disk=disk)["job"]) & jobs):
@@ -372,9 +372,9 @@ def headline_table(run, verdicts):
         # the versions question: each pair on the control disk beside
         disks += [str(d).split("/")[1] for d in disks if C.is_ratio(d)]
     # the I/O-size sweep has a section of its own, below the first screen
-    jobs = {j for j in question_jobs(run) if not SW.shape(j)}
+    jobs = {j for j in question_jobs(run) if not J.sweep_shape(j)}
     integrity = integrity_table(run)
-    heads = set(M.selected("headline"))
+    heads = set(M.headlines(M.REPORT))
     levels = MEM.levels(run)        # none first, then the mildest pressure
     rows, refused = [], {}
     for disk in disks:

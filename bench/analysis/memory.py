@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from lab import labconf as L
+from lab import matrix
 from . import cells as C
 from . import md
 from . import metrics as M
@@ -300,14 +301,11 @@ def pressure_lines(run, verdicts):
     return out
 
 
-# Below this spread of repeated boots a cell counts as deterministic.
-DETERMINISTIC_SPREAD = 0.002
-
-
 def _spread_line(run, pressure, job, variants):
     """How far the repeated boots of each kernel spread (max/min - 1) on
     the candidate disk's write bandwidth: whether the clock made this
-    job deterministic, said beside the table, never assumed."""
+    job deterministic (within the run's determinism bound), said beside
+    the table, never assumed."""
     t = run.tidy
     sel = t[(t["pressure"] == pressure) & (t["job"] == job) & (t["metric"] == "write_bw")]
     parts, worst = [], 0.0
@@ -322,7 +320,7 @@ def _spread_line(run, pressure, job, variants):
                 parts.append(f"{v} {100 * sp:.3g}% ({len(x)} boots)")
     if not parts:
         return ""
-    word = ("deterministic" if worst <= DETERMINISTIC_SPREAD else
+    word = ("deterministic" if worst <= run.bound_pct / 100 else
             "NOT deterministic: the verdicts rest on the test across boots")
     return (f"| spread of repeated boots, writeback bandwidth (max/min − 1) | candidate | "
             f"{'; '.join(parts)}: {word} |" + " |" * (len(variants) + 0))
@@ -388,7 +386,6 @@ def _pressure_reps(run):
 def _deciding_set():
     """bench/matrix's keys of the set that decides the writeback rows,
     {} when it has none."""
-    from planner import matrix   # bench/matrix's one parser
     try:
         return matrix.load().get(DECIDING_SET, {})
     except OSError:

@@ -1,14 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """The metric registry: every metric the lab reports, once, with its unit,
-which way is "better", its flags and its smallest effect of interest.
+which way is "better", its flags and its smallest effect of interest; and
+the headline registry: which metrics of which jobs each page leads with.
 
 One table so that tidy.py (which produces them), stats.py (which words the
 verdicts), report.py and plots.py (which select and label them) never
-disagree: their selections are selected(FLAG), not lists of their own.
+disagree: their selections are selected(FLAG), not lists of their own;
+the report's headline table, the history's figures and --check, and the
+across-versions tables ask headlines(PAGE) and is_headline().
 """
-import re
 from typing import NamedTuple
 
+from lab import jobname as J
 from lab.labconf import NO_PRESSURE
 from . import insnprof as X
 
@@ -21,8 +24,8 @@ THROUGHPUT, LATENCY, COST, LEVEL = "throughput", "latency", "cost", "level"
 #   primary   named by a PRIMARY rule: a BH family per question, the first screen
 #   ratio     tidy.py writes its within-boot ratio (candidate / control)
 #   plot      bar figures per variant
-#   headline  the report's headline table
-FLAGS = ("primary", "ratio", "plot", "headline")
+# (the headlines are HEADLINES, below)
+FLAGS = ("primary", "ratio", "plot")
 # The smallest effect of interest, % of |B/A - 1|, per kind (a metric may
 # set its own): a significant change below it is "negligible".
 MIN_EFFECT_PCT = {THROUGHPUT: 1.0, LATENCY: 1.0, COST: 1.0, LEVEL: 1.0}
@@ -60,8 +63,8 @@ _PCTS = (("p50", "50.000000"), ("p99", "99.000000"), ("p99.9", "99.900000"))
 
 for _d in _DIRS:
     _add(f"{_d}_iops", "IO/s", THROUGHPUT, f"{_d} IOPS",
-         "primary", "ratio", "plot", "headline")
-    _add(f"{_d}_bw", "B/s", THROUGHPUT, f"{_d} bandwidth", "primary", "headline")
+         "primary", "ratio", "plot")
+    _add(f"{_d}_bw", "B/s", THROUGHPUT, f"{_d} bandwidth", "primary")
     # a job offered a steady rate (fio rate_iops): did it keep up
     _add(f"{_d}_iops_offered_pct", "%", LEVEL, f"{_d} IOPS, % of the rate offered (rate_iops)")
     # and how many of its I/Os missed a deadline: a 4 KiB read takes
@@ -95,7 +98,7 @@ _add("bounce_gauge_pages_peak", "pages", LEVEL, "bounce pages in use, sampled pe
 _add("bounce_gauge_pages_mean", "pages", LEVEL, "bounce pages in use, sampled mean (Bounce:)")
 _add("cpu_s_per_gib", "s/GiB", COST,
      "guest CPU (sys+irq+softirq) per GiB moved (on an exact clock: counted kernel instructions)",
-     "primary", "ratio", "headline")
+     "primary", "ratio")
 # The time budget of one I/O (monitors/proc.py): its wall time (1 / IOPS)
 # and the tick-sampled CPU states of /proc/stat per I/O (insnbudget.py
 # says how far they are off the count).
@@ -181,13 +184,26 @@ for _m in PRESSURE_TOTALS:
          min_effect=PRESSURE_MIN_EFFECT_PCT)
 TOTALS = frozenset(PRESSURE_TOTALS)
 
+
+def _not_pressure(job):
+    return not J.is_pressure(job)
+
+
+# The sweep asks what a bounce costs per I/O, page and byte: its
+# throughput and CPU. Its jobs are bounded by size (96 I/Os at 256 KiB),
+# so a p99 is one of their few slowest I/Os, and the seed alone moved it
+# by 4-7 % (a default run's split halves): exploratory there.
+def _not_sweep(job):
+    return not J.is_sweep(job)
+
+
 # Primary metrics: per job one throughput, one latency tail, the CPU cost
 # per GiB and the lowmem floor. Their verdicts make the headline and share,
 # per question (stats.adjust), one false-discovery-rate family; every
 # other metric is exploratory.
-# (slot, job-name pattern or None for any job, metric; {d} = the job's
-# direction). The first row of a slot whose pattern matches and whose
-# metric the cell has wins.
+# (slot, which jobs (a rule of the job's name, lab.jobname) or None for any
+# job, metric; {d} = the job's direction). The first row of a slot whose
+# rule takes the job and whose metric the cell has wins.
 #
 # The pressure jobs (pressure-*: the writeback, the scattered rewrites
 # that sync, the direct writer, each beside a reader) have their own: the
@@ -207,28 +223,142 @@ TOTALS = frozenset(PRESSURE_TOTALS)
 # the bounce pages' own footprint is counted exactly), and allocation
 # stalls and pages scanned stay exploratory: bursts whose count spreads
 # widely between trajectories of one kernel.
-_PRESSURE = r"^pressure-"
-_NOT_PRESSURE = r"^(?!pressure-)"
-# The sweep asks what a bounce costs per I/O, page and byte: its
-# throughput and CPU. Its jobs are bounded by size (96 I/Os at 256 KiB),
-# so a p99 is one of their few slowest I/Os, and the seed alone moved it
-# by 4-7 % (a default run's split halves): exploratory there.
-_NOT_SWEEP = r"^(?!sweep-)"
 PRIMARY = [
-    ("throughput", _PRESSURE, "write_bw"),
-    ("reader latency", _PRESSURE, "read_lat_mean_us"),
-    ("latency tail", _PRESSURE, "read_lat_p99_us"),
-    ("latency tail", _PRESSURE, "read_clat_p99_us"),
-    ("reclaim", _PRESSURE, "pgsteal_per_mib_written"),
-    ("memory stalls", _PRESSURE, "psi_some_us_per_mib_written"),
-    ("throughput", r"seq|buffered", "{d}_bw"),
+    ("throughput", J.is_pressure, "write_bw"),
+    ("reader latency", J.is_pressure, "read_lat_mean_us"),
+    ("latency tail", J.is_pressure, "read_lat_p99_us"),
+    ("latency tail", J.is_pressure, "read_clat_p99_us"),
+    ("reclaim", J.is_pressure, "pgsteal_per_mib_written"),
+    ("memory stalls", J.is_pressure, "psi_some_us_per_mib_written"),
+    ("throughput", J.is_streaming, "{d}_bw"),
     ("throughput", None, "{d}_iops"),
-    ("latency tail", _NOT_SWEEP, "{d}_lat_p99_us"),
-    ("latency tail", _NOT_SWEEP, "{d}_clat_p99_us"),
-    ("CPU per GiB", _NOT_PRESSURE, "cpu_s_per_gib"),
-    ("lowmem", _NOT_PRESSURE, "lowfree_min_kb"),
+    ("latency tail", _not_sweep, "{d}_lat_p99_us"),
+    ("latency tail", _not_sweep, "{d}_clat_p99_us"),
+    ("CPU per GiB", _not_pressure, "cpu_s_per_gib"),
+    ("lowmem", _not_pressure, "lowfree_min_kb"),
 ]
 PRIMARY_SLOTS = list(dict.fromkeys(slot for slot, _, _ in PRIMARY))
+
+
+# --- The headline registry ------------------------------------------------
+# Which metric of which jobs each page leads with. jobs: a rule of the
+# job's name (lab.jobname), None for every job that has the metric;
+# pages:
+#   REPORT    the run report's headline table (headline.py; the jobs are
+#             its question's, so the rows say None)
+#   HISTORY   a figure over the runs (history/figures.py), and a move
+#             that bench/history --check calls a headline
+#   a group of HEADLINE_GROUPS: a column of that group's table across
+#             kernel versions, and its figure (versions.py); short
+#             names the column
+REPORT, HISTORY = "report", "history"
+
+
+class Headline(NamedTuple):
+    metric: str
+    jobs: object
+    pages: tuple
+    short: str = ""
+
+
+def _page_qd1(job):
+    """The 4 KiB QD1 jobs (not their probed twins), but the sweep's."""
+    return _not_sweep(job) and J.is_page_qd1(job)
+
+
+def _rand_page(direction, twin=False):
+    """The 4 KiB QD1 random jobs of a direction, but the sweep's; twin:
+    with their probed twins."""
+    def rule(job):
+        return _not_sweep(job) and J.is_io(job, "rand", direction, J.PAGE_BYTES, 1,
+                                           None if twin else "")
+    return rule
+
+
+def _seq(direction):
+    """The sequential jobs of a direction, but the sweep's."""
+    def rule(job):
+        return _not_sweep(job) and J.access(job) == ("seq", direction)
+    return rule
+
+
+def _sweep_ends(job):
+    """The I/O-size sweep's random QD1 jobs at its ends, 4 KiB and 1 MiB."""
+    s = J.sweep_shape(job)
+    return bool(s) and s["pattern"] == "rand" and s["qd"] == 1 and \
+        s["bytes"] in (J.PAGE_BYTES, 1 << 20)
+
+
+# (group, section title) of the tables across kernel versions, in order
+HEADLINE_GROUPS = [
+    ("bounced", "Bounced bytes per GiB moved"),
+    ("cost", "Cost per bounced bio, probed jobs"),
+    ("latency", "4 KiB QD1 latency"),
+    ("integrity", "Data integrity: bad blocks per integrity job"),
+    # From the count (tidy.py COUNTED_COSTS), for every kernel that
+    # bounces, reads and writes alike: each kernel's bounced disk less its
+    # control in one boot, the lab's instruments left out (a probed job
+    # times itself; a job without a twin keeps the hist trigger)
+    ("bounced-counted", "Bytes the bounce copied per GiB moved, counted"),
+    ("cost-counted", "Cost per bounced bio, counted (candidate less control, same boot)"),
+    # writeback under memory pressure (the pressure jobs' cells, per
+    # level): the bounce pages a kernel holds at most (exact; "not
+    # measured" where there is no bounce code), the writer's bandwidth,
+    # the steady reader's tail and the share of time stalled on memory
+    ("memory", "Writeback under memory pressure"),
+    # the I/O-size sweep's ends: what a bounce adds per byte at 4 KiB and
+    # at 1 MiB
+    ("per-byte", "Cost per byte bounced, I/O-size sweep, counted (candidate less control, "
+     "same boot)"),
+]
+HEADLINES = [
+    Headline("read_iops", None, (REPORT,)),
+    Headline("read_bw", None, (REPORT,)),
+    Headline("write_iops", None, (REPORT,)),
+    Headline("write_bw", None, (REPORT,)),
+    Headline("cpu_s_per_gib", None, (REPORT,)),
+    Headline("read_iops", _rand_page("read", twin=True), (HISTORY,)),
+    Headline("read_lat_p99_us", _rand_page("read", twin=True), (HISTORY,)),
+    Headline("write_iops", _rand_page("write", twin=True), (HISTORY,)),
+    Headline("write_lat_p99_us", _rand_page("write", twin=True), (HISTORY,)),
+    Headline("read_bw", _seq("read"), (HISTORY,)),
+    Headline("write_bw", _seq("write"), (HISTORY,)),
+    Headline("bounced_bytes_per_gib", _not_sweep, (HISTORY,)),
+    Headline("cpu_s_per_gib", _page_qd1, (HISTORY,)),
+    Headline("bounced_bytes_per_gib", _page_qd1, ("bounced",)),
+    Headline("bounce_submit_us_p50", None, (HISTORY, "cost"), "submit p50"),
+    Headline("bounce_endio_us_p50", None, (HISTORY, "cost"), "completion p50"),
+    Headline("read_lat_p99_us", _rand_page("read"), ("latency",), "read p99"),
+    Headline("write_lat_p99_us", _rand_page("write"), ("latency",), "write p99"),
+    Headline("integrity_bad_blocks", None, (HISTORY, "integrity")),
+    Headline("bounce_copied_bytes_per_gib", _page_qd1, ("bounced-counted",)),
+    Headline("bounce_us_per_bounce", _page_qd1, ("cost-counted",), "all"),
+    Headline("bounce_copy_us_per_bounce", _page_qd1, ("cost-counted",), "copy"),
+    Headline("bounce_pages_peak", J.is_writeback, ("memory",), "bounce pages, peak"),
+    Headline("write_bw", J.is_writeback, ("memory",), "writeback"),
+    Headline("read_lat_p99_us", J.is_writeback, ("memory",), "read p99"),
+    Headline("psi_some_us_per_s", J.is_writeback, ("memory",), "PSI some"),
+    # the I/O-size sweep's cost per byte at its two ends (tidy.py)
+    Headline("bounce_ns_per_byte", _sweep_ends, (HISTORY, "per-byte")),
+]
+
+
+def headline_rows(page):
+    """The Headline rows of a page, in registry order."""
+    return [h for h in HEADLINES if page in h.pages]
+
+
+def headlines(page):
+    """The metrics a page leads with, in registry order, each once."""
+    return list(dict.fromkeys(h.metric for h in headline_rows(page)))
+
+
+def is_headline(metric, job, pages):
+    """Whether metric of job heads a page (pages: one, or a list of them:
+    of any)."""
+    pages = {pages} if isinstance(pages, str) else set(pages)
+    return any(h.metric == metric and pages & set(h.pages) and (h.jobs is None or h.jobs(job))
+               for h in HEADLINES)
 
 
 def selected(flag):
@@ -259,8 +389,7 @@ def job_direction(job, present):
     """"read" or "write": the direction a job is about (its name, else the
     direction it measured; a write job that verifies also reads)."""
     dirs = [d for d in _DIRS if f"{d}_iops" in present]
-    named = [d for d in _DIRS if d in job]
-    for d in named:
+    for d in J.directions(job):
         if d in dirs:
             return d
     return "write" if "write" in dirs else (dirs[0] if dirs else "read")
@@ -271,11 +400,11 @@ def primary_metrics(job, present):
     present = set(present)
     d = job_direction(job, present)
     out = {}
-    for slot, pattern, metric in PRIMARY:
+    for slot, rule, metric in PRIMARY:
         m = metric.format(d=d)
         if slot in out or m not in present:
             continue
-        if pattern is None or re.search(pattern, job):
+        if rule is None or rule(job):
             out[slot] = m
     return out
 

@@ -18,6 +18,7 @@ import subprocess
 import numpy as np
 import pandas as pd
 
+from lab import jobname as J
 from . import cells as C
 from . import headline as HL
 from . import memory as MEM
@@ -163,7 +164,7 @@ def latency_curves(run, p, everything=False):
     if curves.empty:
         return
     if not everything:
-        jobs = {j for j in HL.question_jobs(run) if not SW.shape(j)}
+        jobs = {j for j in HL.question_jobs(run) if not J.sweep_shape(j)}
         keep = [d in HL.candidate_disks(run) and j in jobs and dr == _tail_direction(run, d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
@@ -197,7 +198,7 @@ def metric_bars(run, verdicts, p, prefix, metric, everything=False):
     t = run.tidy[run.tidy["metric"] == metric]
     disks = sorted(set(t["disk"]))
     if not everything:
-        t = t[[not SW.shape(j) for j in t["job"]]]
+        t = t[[not J.sweep_shape(j) for j in t["job"]]]
         cand = HL.candidate_disks(run)
         disks = [d for d in disks if d in cand or str(d).split("/")[0] in cand]
     for disk in disks:
@@ -271,7 +272,7 @@ def bounced_bytes(run, p):
     vindex, order = _variant_index(run)
     t = run.tidy[run.tidy["metric"] == "bounced_bytes_per_gib"]
     t = t[t["disk"].map(lambda d: not C.is_ratio(d) and R.is_candidate(run, d)) &
-          t["job"].map(lambda j: SW.shape(j) is None)]
+          t["job"].map(lambda j: not J.is_sweep(j))]
     keys = sorted({(r.variant, r.disk, r.job, r.pressure) for r in t.itertuples()},
                   key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1:]))
     if not keys:
@@ -453,7 +454,7 @@ def _headline_rows(run, rows):
     within-boot ratio, no control and no sweep job (the sweep has its own
     figure), the largest effects first when there are more than
     MAX_FOREST_ROWS."""
-    sweep = np.array([SW.shape(j) is not None for j in rows["job"]], dtype=bool)
+    sweep = np.array([J.is_sweep(j) for j in rows["job"]], dtype=bool)
     first = np.array([C.is_ratio(d) or R.is_candidate(run, d) for d in rows["disk"]],
                      dtype=bool)
     keep = rows[~rows["control"].astype(bool) & ~sweep & first]

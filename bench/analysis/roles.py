@@ -34,8 +34,21 @@ LAB_VARIANT_ROLES = {v: d["role"] for v, d in _LAB["role"].items()}
 LAB_DISK_ROLES = {n: d["role"] for n, d in _LAB["disk"].items()}
 
 # Baseline order of the pairs: A is the role earlier here (the bounce path
-# as designed is what the others are compared with).
+# as designed is what the others are compared with). The one role order:
+# the run's pairs, the history's variants and colours, the versions'
+# series all follow it.
 PAIR_ORDER = (BOUNCE, BASELINE, REMOVED)
+
+
+def role_rank(role):
+    """Sort key of a role: PAIR_ORDER, any other role last."""
+    return PAIR_ORDER.index(role) if role in PAIR_ORDER else len(PAIR_ORDER)
+
+
+# The repository's kernel variants in role order: the history's own
+# variant order (and colours).
+LAB_VARIANT_ORDER = sorted((v for v, r in LAB_VARIANT_ROLES.items() if r in PAIR_ORDER),
+                           key=lambda v: role_rank(LAB_VARIANT_ROLES[v]))
 
 
 def _meta_map(meta, key):
@@ -106,8 +119,7 @@ def _source(run, label):
 
 def rank(run, label):
     """Sort key of a label: PAIR_ORDER by role, unknown roles last."""
-    r = variant_role(run, label)
-    return PAIR_ORDER.index(r) if r in PAIR_ORDER else len(PAIR_ORDER)
+    return role_rank(variant_role(run, label))
 
 
 def labels_with_role(run, role):

@@ -427,7 +427,7 @@ def is_bounce_variant(run, label):
     return ROLES.is_bounce(run, label)
 
 
-def _bounce_check(cell_jobs):
+def bounce_check(cell_jobs):
     """None when every measured job counted bounces > 0, else the reason."""
     ok = cell_jobs[cell_jobs["state"] == "ok"]
     if ok.empty:
@@ -446,11 +446,11 @@ def _bounce_check(cell_jobs):
 def bounce_exercised(cell_jobs):
     """Whether jobs prove the bounce path ran: there are measured (ok)
     jobs and every one counted bounced bios (> 0). The one rule of "bounce
-    path exercised": the verdicts (_bounce_check), the report's first
+    path exercised": the verdicts (bounce_check), the report's first
     lines (report.bounce_status) and bench/compare's console summary
-    (bench/planner/summary.py) all ask it."""
+    (bounce_summary.py) all ask it."""
     ok = cell_jobs[cell_jobs["state"] == "ok"]
-    return not ok.empty and _bounce_check(ok) is None
+    return not ok.empty and bounce_check(ok) is None
 
 
 def _missing_reason(label, side_jobs, metric):
@@ -731,7 +731,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                 if ROLES.is_candidate(run, disk):
                     for label, side in ((a, ja), (b, jb)):
                         if is_bounce_variant(run, label):
-                            why = _bounce_check(side)
+                            why = bounce_check(side)
                             if why:
                                 bounce_why = f"{label}: {why}"
                 pair(a, b, label_of(a), label_of(b), ja, jb,

@@ -3,7 +3,8 @@
 sweep_disks, sweep_jobs; job files bench/jobs/sweep-*.fio).
 
 A sweep job is named sweep-{rand,seq}{read,write}-SIZE-qdN (SIZE 4k ...
-1m): shape() reads its direction, size and queue depth from the name. Per
+1m): lab.jobname.sweep_shape reads its direction, size and queue depth
+from the name. Per
 sweep job on a bounce-candidate disk whose boots carry the insnprof
 counts, the bounce variant against the baseline (medians of boots, the
 pressure-free boots only):
@@ -31,7 +32,6 @@ bytes copied, pages, bios) are insnbudget.units_lines(), for every
 counted job, the sweep's among them.
 """
 import math
-import re
 
 import numpy as np
 
@@ -39,26 +39,17 @@ from . import determinism as D
 from . import insnprof as X
 from . import roles as ROLES
 from . import stats as S
+from lab import jobname as J
 from lab import labconf as L
 from . import cells as C
 from . import md
 
-SHAPE = re.compile(r"^sweep-(rand|seq)(read|write)-([0-9]+)([km])-qd([0-9]+)$")
-PAGE = 4096
+PAGE = J.PAGE_BYTES
 # block/bounce.c bounces a bio of at most BIO_MAX_VECS single-page
 # segments at once (a larger one it splits first): 256 pages, 1 MiB
 BIO_MAX_PAGES = 256
 WINDOW = "insn_window_us_per_io"
 INSTRUMENTS = X.metric_key("instruments")
-
-
-def shape(job):
-    """{"pattern", "dir", "bytes", "qd"} of a sweep job's name, else None."""
-    m = SHAPE.match(str(job))
-    if not m:
-        return None
-    size = int(m.group(3)) << (10 if m.group(4) == "k" else 20)
-    return {"pattern": m.group(1), "dir": m.group(2), "bytes": size, "qd": int(m.group(5))}
 
 
 def size_text(nbytes):
@@ -129,7 +120,7 @@ def _jobs(run, t):
         if not ROLES.is_candidate(run, disk):
             continue
         for job in set(counted[counted["disk"] == disk]["job"]):
-            sh = shape(job)
+            sh = J.sweep_shape(job)
             if sh:
                 out.append((disk, job, sh))
     return sorted(out, key=lambda r: (r[0], r[2]["dir"], r[2]["pattern"] == "seq",

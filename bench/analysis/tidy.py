@@ -78,7 +78,7 @@ class Run:
     disk_clocks: dict = field(default_factory=dict)  # disk (and A/B) -> its clock
     exact_disks: frozenset = frozenset()    # those whose numbers repeat (labconf.repeats)
     performance_jobs: frozenset = frozenset()   # class performance (probed twins too)
-    bound_pct: float = D.DEFAULT_BOUND_PCT  # the determinism bound, %
+    bound_pct: float = field(default_factory=D.lab_bound_pct)  # the determinism bound, %
     guest_bounds: dict = field(default_factory=dict)    # meta.json's, {} unrecorded
 
     @property
@@ -553,7 +553,7 @@ def resolve(run, lab):
     else:
         perf = run.tidy["job"]
     run.performance_jobs = frozenset(perf)
-    run.bound_pct = float(L.default(lab, "determinism_bound_pct", D.DEFAULT_BOUND_PCT))
+    run.bound_pct = D.bound_pct(lab)
     run.guest_bounds = meta["guest_bounds"]
     return run
 

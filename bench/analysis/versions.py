@@ -10,8 +10,10 @@ is a place on the x axis, in Debian version order (python3-debian's
 Version, as dpkg --compare-versions: 5.10.262-1 < 6.1.192-3 <
 6.12.118-1~deb12u1 < 6.12.118-1 < 7.2.13-1), not in run-date order.
 
-Per headline metric (HEADLINES), bounce-candidate disk (bench/lab.conf;
-a within-boot ratio "A/B" counts as its A), job and pressure, one figure:
+Per headline metric (metrics.HEADLINES, a row per group of
+metrics.HEADLINE_GROUPS: one table each), bounce-candidate disk
+(bench/lab.conf; a within-boot ratio "A/B" counts as its A), job and
+pressure, one figure:
 one point series per role, each point the median of the newest run that
 has that (version, variant, disk, job, pressure) cell, with the 95 %
 bootstrap CI of that median as whiskers. A metric not measured for a
@@ -33,6 +35,7 @@ import pandas as pd
 from debian.debian_support import Version
 
 from analysis import md, metrics, plots, roles
+from lab import jobname as J
 
 PREFIX = "versions"
 SCRIPT = "versions"
@@ -42,50 +45,10 @@ MARKERS = (
     ("5.13", "5.13: bouncing dead on HIGHMEM", "(9bb33f24abbd: inverted check)"),
     ("6.16", "6.16: bounce code removed", "(remove block layer bounce buffering)"),
 )
-# (group, section title, [(metric, job-name pattern or None for every
-# job that has the metric)]). One figure per metric, candidate disk, job
-# and pressure; one table per group.
-HEADLINES = [
-    ("bounced", "Bounced bytes per GiB moved",
-     [("bounced_bytes_per_gib", r"^(?!sweep-).*4k-qd1$")]),
-    ("cost", "Cost per bounced bio, probed jobs",
-     [("bounce_submit_us_p50", None), ("bounce_endio_us_p50", None)]),
-    ("latency", "4 KiB QD1 latency",
-     [("read_lat_p99_us", r"^(?!sweep-).*randread-4k-qd1$"),
-      ("write_lat_p99_us", r"^(?!sweep-).*randwrite-4k-qd1$")]),
-    ("integrity", "Data integrity: bad blocks per integrity job",
-     [("integrity_bad_blocks", None)]),
-    # From the count (tidy.py COUNTED_COSTS), for every kernel that
-    # bounces, reads and writes alike: each kernel's bounced disk less its
-    # control in one boot, the lab's instruments left out (a probed job
-    # times itself; a job without a twin keeps the hist trigger)
-    ("bounced-counted", "Bytes the bounce copied per GiB moved, counted",
-     [("bounce_copied_bytes_per_gib", r"^(?!sweep-).*4k-qd1$")]),
-    ("cost-counted", "Cost per bounced bio, counted (candidate less control, same boot)",
-     [("bounce_us_per_bounce", r"^(?!sweep-).*4k-qd1$"),
-      ("bounce_copy_us_per_bounce", r"^(?!sweep-).*4k-qd1$")]),
-    # writeback under memory pressure (the pressure jobs' cells, per
-    # level): the bounce pages a kernel holds at most (exact; "not
-    # measured" where there is no bounce code), the writer's bandwidth,
-    # the steady reader's tail and the share of time stalled on memory
-    ("memory", "Writeback under memory pressure",
-     [("bounce_pages_peak", r"writeback"), ("write_bw", r"writeback"),
-      ("read_lat_p99_us", r"writeback"), ("psi_some_us_per_s", r"writeback")]),
-    # the I/O-size sweep's ends: what a bounce adds per byte at 4 KiB and
-    # at 1 MiB
-    ("per-byte", "Cost per byte bounced, I/O-size sweep, counted (candidate less control, "
-     "same boot)", [("bounce_ns_per_byte", r"^sweep-rand(read|write)-(4k|1m)-qd1$")]),
-]
-SHORT = {"bounce_submit_us_p50": "submit p50", "bounce_endio_us_p50": "completion p50",
-         "bounce_pages_peak": "bounce pages, peak", "write_bw": "writeback",
-         "psi_some_us_per_s": "PSI some",
-         "bounce_us_per_bounce": "all", "bounce_copy_us_per_bounce": "copy",
-         "read_lat_p99_us": "read p99", "write_lat_p99_us": "write p99"}
 # Units shown scaled (figures and tables).
 DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"),
                  "B/GiB": (1.0 / (1 << 20), "MiB/GiB")}
-OTHER = "other"
-ROLE_ORDER = list(roles.PAIR_ORDER) + [OTHER]
+OTHER = "other"         # a role the lab does not know: after roles.PAIR_ORDER's
 SIZE = (1000, 560)
 PX_PER_VERSION = 160
 ROLE_OFFSET = 0.15
@@ -160,16 +123,16 @@ def is_candidate(disk):
     return roles.LAB_DISK_ROLES.get(str(disk).split("/")[0]) == roles.CANDIDATE
 
 
-def headline_metric(metric, job, pairs=None):
+def groups():
+    """The metrics.HEADLINE_GROUPS keys, in order."""
+    return [g for g, _ in metrics.HEADLINE_GROUPS]
+
+
+def headline_metric(metric, job, group=None):
     """Whether (metric, job) is a headline of the versions table: of one
-    group's pairs, or of any group (a metric may head two groups, each
-    for its own jobs: the latency of the 4 KiB jobs, of the writeback)."""
-    groups = [pairs] if pairs is not None else [p for _, _, p in HEADLINES]
-    for group in groups:
-        for m, pat in group:
-            if m == metric and (pat is None or re.search(pat, job)):
-                return True
-    return False
+    group, or of any group (a metric may head two groups, each for its
+    own jobs: the latency of the 4 KiB jobs, of the writeback)."""
+    return metrics.is_headline(metric, job, group or groups())
 
 
 def newest_cells(df, order):
@@ -217,7 +180,7 @@ def pick(rows):
 
 def roles_present(sel):
     present = {role_of(r) for r in sel["role"]}
-    return [r for r in ROLE_ORDER if r in present]
+    return sorted(present, key=roles.role_rank)
 
 
 def scale_of(metric):
@@ -238,11 +201,11 @@ def figure_cells(sel):
     """[(metric, disk, job, pressure)] with a figure: a headline metric
     that has a value for at least one version."""
     out = []
-    for _, _, pairs in HEADLINES:
-        for metric, _ in pairs:
+    for group in groups():
+        for metric in metrics.headlines(group):
             rows = sel[(sel["metric"] == metric) & sel["median"].notna()]
             keys = sorted({(r.disk, r.job, r.pressure) for r in rows.itertuples()
-                           if headline_metric(metric, r.job, pairs)})
+                           if headline_metric(metric, r.job, group)})
             out += [(metric, disk, job, pressure) for disk, job, pressure in keys
                     if (metric, disk, job, pressure) not in out]
     return out
@@ -277,7 +240,7 @@ def figure_data(sel, versions, shown_roles, metric, disk, job, pressure):
                 else f"{role}: {NOT_MEASURED}")
         blocks.append(plots._q(head) + "\n" + "\n".join(lines))
         titles.append(plots._q(head))
-        colors.append(str(ROLE_ORDER.index(role) + 1))
+        colors.append(str(roles.role_rank(role) + 1))
     ticks = [f"{x} " + plots._q(plots._lines(v["release"], v["version"]))
              for x, v in enumerate(versions)]
     marks = [f"{x:g} " + plots._q(label)
@@ -319,8 +282,8 @@ def make_plots(df, order, p):
 
 
 def group_of(metric, job):
-    for group, title, pairs in HEADLINES:
-        if headline_metric(metric, job, pairs):
+    for group, title in metrics.HEADLINE_GROUPS:
+        if headline_metric(metric, job, group):
             return title
     return metric
 
@@ -356,7 +319,7 @@ def _labels(sel, versions):
         g = sel[sel["kernel_source_version"] == v["version"]]
         pairs = g[["variant", "role"]].drop_duplicates("variant")
         ranked = sorted(pairs.itertuples(index=False),
-                        key=lambda r: (ROLE_ORDER.index(role_of(r.role)), r.variant))
+                        key=lambda r: (roles.role_rank(role_of(r.role)), r.variant))
         out += [(v, r.variant, role_of(r.role)) for r in ranked]
     return out
 
@@ -371,7 +334,7 @@ def reading(sel, labels):
     corrupt, clean, untested = [], [], []
     for v, label, _ in labels:
         g = sel[(sel["kernel_source_version"] == v["version"]) & (sel["variant"] == label)]
-        perf = g[g["job"].map(lambda j: bool(re.search(r"4k-qd1$", j)))]
+        perf = g[g["job"].map(J.is_page_qd1)]
         bb = perf[perf["metric"] == "bounced_bytes_per_gib"]["median"].dropna()
         bios = _total(g, "bounces")
         if not len(bb) and bios is None:
@@ -414,25 +377,26 @@ def reading(sel, labels):
     return out
 
 
-def table(sel, labels, pairs):
+def table(sel, labels, group):
     """(header, rows) of one headline group: a row per version and label,
     a column per (metric, disk, job, pressure) that has a value for some
     version."""
     cols = []
-    for metric, _ in pairs:
+    for metric in metrics.headlines(group):
         rows = sel[(sel["metric"] == metric) & sel["median"].notna()]
         cols += [(metric, r.disk, r.job, r.pressure) for r in
                  rows[["disk", "job", "pressure"]].drop_duplicates().sort_values(
                      ["disk", "job", "pressure"]).itertuples()
-                 if headline_metric(metric, r.job, pairs)]
+                 if headline_metric(metric, r.job, group)]
     if not cols:
         return None, []
     pressures = {c[3] for c in cols}
+    short = {h.metric: h.short for h in metrics.headline_rows(group) if h.short}
     header = ["version", "Debian", "variant", "role"]
     for metric, disk, job, pressure in cols:
         name = f"{disk} {job}"
-        if metric in SHORT:
-            name += f" {SHORT[metric]}"
+        if metric in short:
+            name += f" {short[metric]}"
         if len(pressures) > 1:
             name += f" ({pressure})"
         header.append(name)
@@ -483,9 +447,9 @@ def report_lines(df, order, figures, link):
         out += ["No bounce-candidate disk was measured.", ""]
         return out
     out += reading(sel, labels) + [""]
-    for group, title, pairs in HEADLINES:
-        header, rows = table(sel, labels, pairs)
-        units = sorted({scale_of(m)[1] for m, _ in pairs})
+    for group, title in metrics.HEADLINE_GROUPS:
+        header, rows = table(sel, labels, group)
+        units = sorted({scale_of(m)[1] for m in metrics.headlines(group)})
         out += [f"### {title} ({', '.join(units)})", ""]
         if header is None:
             out += [f"{NOT_MEASURED.capitalize()} on any version.", ""]

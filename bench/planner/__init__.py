@@ -3,7 +3,6 @@
 place (bench/plan is its command line; bench/compare keeps the boot
 loop, the signals and the locking).
 
-  matrix    bench/matrix, its one parser: the sets and their keys
   options   compare's arguments -> Options; every bad one is a BadArg
             (exit 2)
   check     the arguments against lab.conf, kernels/variants and the job
@@ -13,9 +12,10 @@ loop, the signals and the locking).
   state     plan.json: the resolved plan a run keeps between calls
   meta      meta.json, with json.dump
   estimate  --dry-run: the boots listed and their time estimated
-  summary   the console summary at the end of a run: bounced bios per
-            variant and disk (the analysis's rule for "exercised"), and
-            the failed boots
 
-lab.conf is read through lab.labconf, its one parser.
+The planner imports nothing of the analysis: the bounce summary at the
+end of a run is bench/analyze --bounce-summary.
+
+lab.conf and bench/matrix are read through lab.labconf and lab.matrix,
+their one parsers (bench/lab, shared with the analysis).
 """

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""metrics.py is one registry: no key defined twice, every flag known, and
-the PRIMARY rules name exactly the metrics flagged primary."""
+"""metrics.py is one registry: no key defined twice, every flag known, the
+PRIMARY rules name exactly the metrics flagged primary, and every
+headline is a known metric on a known page."""
 import ast
 import os
 import unittest
@@ -43,6 +44,16 @@ class Registry(unittest.TestCase):
     def test_primary_flag_matches_rules(self):
         named = {metric.format(d=d) for _, _, metric in M.PRIMARY for d in ("read", "write")}
         self.assertEqual(named, set(M.selected("primary")))
+
+    def test_headlines(self):
+        pages = {M.REPORT, M.HISTORY} | {g for g, _ in M.HEADLINE_GROUPS}
+        for h in M.HEADLINES:
+            self.assertIn(h.metric, M.METRICS)
+            self.assertLessEqual(set(h.pages), pages, h)
+        self.assertEqual(M.headlines(M.REPORT),
+                         ["read_iops", "read_bw", "write_iops", "write_bw", "cpu_s_per_gib"])
+        self.assertTrue(M.is_headline("write_bw", "pressure-writeback", "memory"))
+        self.assertFalse(M.is_headline("write_bw", "pressure-writeback", M.HISTORY))
 
     def test_min_effect_default_and_overrides(self):
         for m in ("read_iops", "write_clat_p99_us", "cpu_s_per_gib"):

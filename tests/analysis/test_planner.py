@@ -2,8 +2,9 @@
 """bench/plan and bench/planner/: the arguments checked once (a bad one
 exits 2, naming it), the kernels a run needs, matrix.tsv, plan.json,
 meta.json and the later rounds, each boot's guest-run options, lab.conf
-for the shell from its one parser, and the console summary on the
-analysis's rule for "bounce path exercised"."""
+for the shell from its one parser, and the console summary at the end of
+a run (bench/analyze --bounce-summary) on the analysis's rule for
+"bounce path exercised"."""
 import json
 import os
 import subprocess
@@ -11,8 +12,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from lab import labconf
-from planner import matrix
+from lab import labconf, matrix
 
 PLAN = os.path.join(H.ROOT, "bench", "plan")
 SMALL = ["--variants", "pre,post,pre", "--disks", "ram-bounce+ram@insn,virtio:1",
@@ -222,7 +222,7 @@ class Summary(unittest.TestCase):
     """The console summary says "exercised" where the verdicts would."""
 
     def test_exercised_is_the_analysis_rule(self):
-        from planner import summary
+        from analysis import bounce_summary as summary
         with tempfile.TemporaryDirectory() as tmp:
             run = H.make_run(os.path.join(tmp, "run"), [
                 dict(variant="pre-fixed", disk="usb-pio", pressure="none", rep=1,

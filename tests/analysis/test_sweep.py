@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The I/O-size sweep (sweep.py) and the units that carry (insnprof's
-count rows, insnbudget.units_lines): a job's shape from its name, the
+count rows, insnbudget.units_lines): a job's shape from its name
+(lab.jobname, the job-name grammar), the
 peak of bounce pages predicted from size, depth and queue limits, the
 cost per I/O, page and byte and its parts, the bytes per rep movs
 iteration of a format 2 profile (a format 1 file gives no bytes, not 0),
@@ -19,6 +20,7 @@ import helpers as H
 from analysis import headline as HT, insnbudget, insnprof as X, plots, report
 from analysis import stats as S, sweep as SW, tidy, versions as V
 from analysis.monitors import queue_limits
+from lab import jobname as J
 
 NS = 8
 USER = 5000
@@ -118,13 +120,29 @@ def sweep_run(root, reps=(1, 2), fmt=2):
 
 
 class Shapes(unittest.TestCase):
+    def test_job_name_grammar(self):
+        self.assertEqual(J.shape("lat-randread-4k-qd1+probe"),
+                         J.Shape("rand", "read", 4096, 1, "+probe"))
+        self.assertEqual(J.shape("integrity-direct-512-qd8"), J.Shape("", "", 512, 8, ""))
+        self.assertIsNone(J.shape("smoke-randwrite-verify"))
+        self.assertEqual([J.family(j) for j in ("sweep-randread-4k-qd1", "pressure-writeback",
+                                                "randread")], ["sweep", "pressure", ""])
+        self.assertTrue(J.is_page_qd1("lat-randwrite-4k-qd1"))
+        self.assertTrue(J.is_page_qd1("sweep-randread-4k-qd1"))
+        # a 64 KiB job ends in "4k-qd1" too, but is not one page
+        self.assertFalse(J.is_page_qd1("sweep-randread-64k-qd1"))
+        self.assertFalse(J.is_page_qd1("lat-randread-4k-qd1+probe"))
+        self.assertFalse(J.is_page_qd1("tput-randread-4k-qd16"))
+        self.assertEqual(J.directions("pressure-rewrite-fsync"), ["write"])
+        self.assertTrue(J.is_streaming("buffered-seqwrite"))
+
     def test_shape_from_name(self):
-        self.assertEqual(SW.shape("sweep-randwrite-1m-qd1"),
+        self.assertEqual(J.sweep_shape("sweep-randwrite-1m-qd1"),
                          {"pattern": "rand", "dir": "write", "bytes": 1 << 20, "qd": 1})
-        self.assertEqual(SW.shape("sweep-seqread-128k-qd4"),
+        self.assertEqual(J.sweep_shape("sweep-seqread-128k-qd4"),
                          {"pattern": "seq", "dir": "read", "bytes": 128 << 10, "qd": 4})
-        self.assertIsNone(SW.shape("lat-randread-4k-qd1"))
-        self.assertIsNone(SW.shape("sweep-randread-4k-qd1+probe"))
+        self.assertIsNone(J.sweep_shape("lat-randread-4k-qd1"))
+        self.assertIsNone(J.sweep_shape("sweep-randread-4k-qd1+probe"))
         self.assertEqual(SW.size_text(1 << 20), "1 MiB")
         self.assertEqual(SW.size_text(16 << 10), "16 KiB")
 
@@ -345,8 +363,7 @@ class VersionsCounted(unittest.TestCase):
         sel = pd.DataFrame(rows)
         labels = [({"version": "5.10.262-1", "release": "5.10.262"}, "5.10/stock", "bounce"),
                   ({"version": "6.1.192-3", "release": "6.1.192"}, "6.1/stock", "baseline")]
-        pairs = next(p for g, _, p in V.HEADLINES if g == "cost-counted")
-        header, out = V.table(sel, labels, pairs)
+        header, out = V.table(sel, labels, "cost-counted")
         self.assertEqual(header[4:6], ["ram-bounce/ram lat-randread-4k-qd1 all",
                                        "ram-bounce/ram lat-randwrite-4k-qd1 all"])
         self.assertNotIn("sweep", " ".join(header))

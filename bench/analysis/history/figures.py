@@ -5,32 +5,13 @@ order on x, variants overlaid, significant changes circled; then the
 figures across kernel versions (analysis.versions).
 """
 import os
-import re
 
 import numpy as np
 import pandas as pd
 
-from analysis import metrics, plots, versions
+from analysis import metrics, plots, roles, versions
 from analysis.history import changes, table
 
-# The headline figures: (metric, job-name pattern). One figure per
-# headline metric, matching job, disk and pressure (pattern None: every
-# job that has the metric).
-HEADLINES = [
-    ("read_iops", r"^(?!sweep-).*randread-4k-qd1(?!\d)"),
-    ("read_lat_p99_us", r"^(?!sweep-).*randread-4k-qd1(?!\d)"),
-    ("write_iops", r"^(?!sweep-).*randwrite-4k-qd1(?!\d)"),
-    ("write_lat_p99_us", r"^(?!sweep-).*randwrite-4k-qd1(?!\d)"),
-    ("read_bw", r"^(?!sweep-).*seqread"),
-    ("write_bw", r"^(?!sweep-).*seqwrite"),
-    ("bounced_bytes_per_gib", r"^(?!sweep-)"),
-    ("cpu_s_per_gib", r"^(?!sweep-).*4k-qd1$"),
-    ("bounce_submit_us_p50", None),
-    ("bounce_endio_us_p50", None),
-    ("integrity_bad_blocks", None),
-    # the I/O-size sweep's cost per byte at its two ends (tidy.py)
-    ("bounce_ns_per_byte", r"^sweep-rand(read|write)-(4k|1m)-qd1$"),
-]
 SIZE = (1000, 560)
 PX_PER_RUN = 120
 # Overlaid variants are drawn this far apart on the x axis (run slots are 1).
@@ -38,20 +19,19 @@ VARIANT_OFFSET = 0.08
 
 
 def is_headline(metric, job):
-    for m, pat in HEADLINES:
-        if m == metric and (pat is None or re.search(pat, job)):
-            return True
-    return False
+    """Whether the history draws metric of job (metrics.HEADLINES, page
+    HISTORY): one figure per such metric, job, disk and pressure."""
+    return metrics.is_headline(metric, job, metrics.HISTORY)
 
 
 def _colors(df):
     """variant -> line type, fixed for every figure of the history."""
     out = {}
-    extra = len(table.ROLE_ORDER)
+    extra = len(roles.LAB_VARIANT_ORDER)
     for v in table.variant_order(df):
         k = df[df["variant"] == v]["kernel_variant"].iloc[0]
         r = table.variant_rank(v, k)
-        if r < len(table.ROLE_ORDER) and v in table.ROLE_ORDER:
+        if r < len(roles.LAB_VARIANT_ORDER) and v in roles.LAB_VARIANT_ORDER:
             out[v] = r + 1
         else:
             extra += 1
@@ -136,7 +116,7 @@ def make(df, ch, outdir, gp_dir=plots.GP_DIR):
     if df.empty:
         return p
     colors = _colors(df)
-    for metric, _ in HEADLINES:
+    for metric in metrics.headlines(metrics.HISTORY):
         rows = df[(df["metric"] == metric) & df["median"].notna()]
         for (job, disk, pressure), cell in rows.groupby(["job", "disk", "pressure"], sort=True):
             if not is_headline(metric, job):

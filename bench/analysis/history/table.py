@@ -61,8 +61,7 @@ NUMERIC = ["n", "median", "ci_low", "ci_high"]
 
 # The history's own variant order: the roles bench/lab.conf gives the
 # kernel variants, in roles.PAIR_ORDER (bounce, baseline, removed).
-ROLE_ORDER = [v for r in roles.PAIR_ORDER for v, rv in roles.LAB_VARIANT_ROLES.items()
-              if rv == r]
+ROLE_ORDER = roles.LAB_VARIANT_ORDER
 
 
 class HistoryError(Exception):

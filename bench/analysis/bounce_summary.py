@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The console summary at the end of a run (bench/compare prints it on
-stderr): per variant and disk, the bounced bios counted
-(block:block_bio_bounce), the proof, or not, that the bounce path ran;
-then the failed boots.
+"""The bounce summary at the end of a run (bench/analyze --bounce-summary;
+bench/compare prints it on stderr): per variant and disk, the bounced
+bios counted (block:block_bio_bounce), the proof, or not, that the bounce
+path ran; then the failed boots.
 
 "bounce path exercised" is stats.bounce_exercised, the rule of the
 verdicts and the report: every measured job of the cell counted bounced
 bios. A job that did not run says why instead of counting as 0.
 """
-from analysis import stats, tidy
+from . import stats, tidy
 
 
 def _cell(jobs):
@@ -17,7 +17,7 @@ def _cell(jobs):
         total = int(counted["bounces"].sum())
         if stats.bounce_exercised(jobs):
             return f"{total}  <- bounce path exercised"
-        return f"{total}  (not exercised: {stats._bounce_check(jobs)})" if total > 0 else str(total)
+        return f"{total}  (not exercised: {stats.bounce_check(jobs)})" if total > 0 else str(total)
     if (jobs["bounce_trace"] == "absent").any():
         return "0 (no bounce code in this kernel)"
     skipped = [r for r in jobs.loc[jobs["state"] == "skipped", "reason"] if r]
@@ -25,7 +25,8 @@ def _cell(jobs):
 
 
 def lines(run_dir):
-    """The summary's lines."""
+    """The summary's lines; a folder that cannot be loaded gets one line
+    saying why (the run itself is intact)."""
     try:
         run = tidy.load_run(run_dir)
     except (tidy.RunError, OSError, ValueError) as e:

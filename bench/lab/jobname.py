@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a job's name says (bench/jobs/NAME.fio): the lab's one parser of
+the job-name grammar. Every module that selects jobs by name asks here.
+
+  FAMILY-[rand|seq]{read|write}-SIZE-qdN[REST]
+
+  family     the word before the first "-": lat, tput, sweep, pressure,
+             integrity, occupancy, smoke, ... (what the job is for)
+  shape      pattern (rand, seq, or "" where the name does not say),
+             direction (read, write or ""), size in bytes (4k, 1m, 512),
+             queue depth, and the REST after qdN ("" or "+probe", the
+             probed twin tidy.py names)
+  directions the directions a name mentions anywhere ("writeback" and
+             "rewrite" are writes)
+
+A user's job may name only some of these; what it does not say is "" or
+None, never guessed.
+"""
+import re
+from typing import NamedTuple
+
+SWEEP, PRESSURE = "sweep", "pressure"
+DIRECTIONS = ("read", "write")
+_ACCESS = re.compile(r"(rand|seq)(read|write)")
+# [rand|seq]{read|write}-SIZE-qdN, and whatever follows
+_SHAPE = re.compile(r"(?:(rand|seq)?(read|write)-)?([0-9]+)([km]?)-qd([0-9]+)(.*)$")
+_UNIT = {"": 1, "k": 1 << 10, "m": 1 << 20}
+# The lab's reference I/O: one page, one at a time.
+PAGE_BYTES = 4096
+
+
+class Shape(NamedTuple):
+    pattern: str        # "rand", "seq" or ""
+    dir: str            # "read", "write" or ""
+    bytes: int
+    qd: int
+    rest: str           # what follows -qdN: "" or e.g. "+probe"
+
+
+def family(job):
+    """"lat" of "lat-randread-4k-qd1"; "" for a name without a "-"."""
+    head, dash, _ = str(job).partition("-")
+    return head if dash else ""
+
+
+def is_sweep(job):
+    """A job of the I/O-size sweep (sweep-*, sweep.py)."""
+    return family(job) == SWEEP
+
+
+def is_pressure(job):
+    """A job run under memory pressure (pressure-*: a writer beside a
+    steady reader, memory.py)."""
+    return family(job) == PRESSURE
+
+
+def is_writeback(job):
+    """A job about writeback (pressure-writeback)."""
+    return "writeback" in str(job)
+
+
+def is_streaming(job):
+    """A sequential or buffered job: its bandwidth, not its IOPS, is its
+    throughput."""
+    return "seq" in str(job) or "buffered" in str(job)
+
+
+def directions(job):
+    """The directions a name mentions, read first."""
+    return [d for d in DIRECTIONS if d in str(job)]
+
+
+def access(job):
+    """(pattern, direction) of the first {rand|seq}{read|write} of a name
+    ("buffered-seqwrite": seq, write), None when it names none."""
+    m = _ACCESS.search(str(job))
+    return (m.group(1), m.group(2)) if m else None
+
+
+def shape(job):
+    """The Shape of the first SIZE-qdN of a name (and the pattern and
+    direction just before it), None when the name has none."""
+    m = _SHAPE.search(str(job))
+    if not m:
+        return None
+    return Shape(m.group(1) or "", m.group(2) or "", int(m.group(3)) * _UNIT[m.group(4)],
+                 int(m.group(5)), m.group(6))
+
+
+def sweep_shape(job):
+    """{"pattern", "dir", "bytes", "qd"} of a sweep job's name
+    (sweep-{rand,seq}{read,write}-SIZE-qdN, nothing after), else None (a
+    probed twin of one included)."""
+    s = shape(job) if is_sweep(job) else None
+    if s is None or not s.pattern or s.rest or \
+            not str(job).startswith(f"{SWEEP}-{s.pattern}{s.dir}-"):
+        return None
+    return {"pattern": s.pattern, "dir": s.dir, "bytes": s.bytes, "qd": s.qd}
+
+
+def is_io(job, pattern=None, direction=None, nbytes=None, qd=None, rest=None):
+    """Whether a name's shape is this (None: any): e.g. the 4 KiB QD1
+    random reads, is_io(job, "rand", "read", 4096, 1)."""
+    s = shape(job)
+    return s is not None and all(want is None or got == want for got, want in (
+        (s.pattern, pattern), (s.dir, direction), (s.bytes, nbytes), (s.qd, qd),
+        (s.rest, rest)))
+
+
+def is_page_qd1(job):
+    """A 4 KiB QD1 job, named so to its end (not its probed twin): the
+    lab's reference I/O, one page at a time."""
+    return is_io(job, nbytes=PAGE_BYTES, qd=1, rest="")

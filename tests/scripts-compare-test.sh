@@ -142,7 +142,10 @@ test_determinism_round()
 	sb=$(sandbox determinism)
 	fake_cache
 	fake_qemu "$sb"
+	# the bounce summary is the real one: it names the failed boots
+	cp "$sb/bench/analyze" "$sb/bench/analyze.real"
 	stub "$sb/bench/analyze" <<-'EOF'
+	[ "$1" = --bounce-summary ] && exec "$(dirname "$0")/analyze.real" "$@"
 	[ "$1" = --determinism-check ] || exit 0
 	echo "determinism-check: 1 of 2 exact-clock cells within ±0.2%"
 	echo "extend ram none"

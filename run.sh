@@ -130,7 +130,9 @@ run_compare()
 		exit $RC
 	fi
 	if [ -x "$BL_ROOT/bench/analyze" ]; then
-		"$BL_ROOT/bench/analyze" "$RUN" || arc=$?
+		# the analysis' summary joins the run's console log
+		"$BL_ROOT/bench/analyze" "$RUN" > >(tee -a "$RUN/console.log") \
+			2> >(tee -a "$RUN/console.log" >&2) || arc=$?
 	fi
 	if [ $arc != 0 ]; then
 		bl_log "analysis failed (exit $arc); the raw results are intact: $RUN"

@@ -146,6 +146,7 @@ test_determinism_round()
 	cp "$sb/bench/analyze" "$sb/bench/analyze.real"
 	stub "$sb/bench/analyze" <<-'EOF'
 	[ "$1" = --bounce-summary ] && exec "$(dirname "$0")/analyze.real" "$@"
+	[ "$1" = --early ] && { echo "early answer (stub): $(grep -c ok "$2/boots.tsv") boots in"; exit 0; }
 	[ "$1" = --determinism-check ] || exit 0
 	echo "determinism-check: 1 of 2 exact-clock cells within ±0.2%"
 	echo "extend ram none"
@@ -168,6 +169,16 @@ test_determinism_round()
 		t_ok "compare: a spread exact entry gets the rest of its reps, side by side, before the host-time boots" ||
 		t_fail "compare: a spread exact entry gets the rest of its reps, side by side, before the host-time boots" \
 			"exit $rc" "$got" "$(tail -n 4 "$WORK/det.out")"
+	# the early answer once the exact boots without pressure are in, before
+	# the host-time boots; the console kept in the run folder
+	got=$(grep -n -e '^early answer' -e '] boot [0-9]* (' "$run/console.log" 2>/dev/null |
+		sed 's/:.*boot \([0-9]*\) (.*/:boot \1/; s/:early answer.*/:early/' | cut -d: -f2 | tr '\n' ' ')
+	# (boots 1 and 2 side by side: either may end first)
+	[[ $got == "boot "[12]" boot "[12]" early boot "* ]] &&
+	   [ "$(grep -o early <<<"$got" | wc -l)" = 1 ] &&
+		t_ok "compare: the early answer once the exact boots without pressure are in, kept in console.log" ||
+		t_fail "compare: the early answer once the exact boots without pressure are in, kept in console.log" \
+			"order: $got"
 
 	# a boot side by side that fails: the run goes on, the boot and its
 	# serial log are kept, exit 3
@@ -343,7 +354,7 @@ test_pressure_boots()
 			"exit $rc" "$out"
 }
 
-t_plan 19
+t_plan 20
 test_compare_analysis_fails
 test_accel_probe_kept
 test_parse_out_private

@@ -358,6 +358,19 @@ def first_screen(run, verdicts, figures, run_dir):
     return out
 
 
+def early_answer(run, verdicts):
+    """The headline table of the boots in so far, for the console of a run
+    still running: the exact boots without pressure decide it, and they
+    come first (bench/compare). What the rest of the run adds (pressure,
+    host-time disks, more reps) is in the report at the end."""
+    boots = run.boots
+    ok = int((boots["status"] == "ok").sum())
+    table = H.headline_table(run, verdicts)
+    head = (f"early answer, from the {ok} boot(s) in so far (the exact boots without "
+            "pressure); the report at the end has the rest:")
+    return [head] + (table if table else ["  (no headline row yet)"])
+
+
 def details_screen(run, verdicts, figures, run_dir):
     """Right below the first screen: clocks, bounds, the relevant primary
     rows and the forest plots."""

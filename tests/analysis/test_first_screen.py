@@ -40,6 +40,18 @@ class DefaultRun(unittest.TestCase):
     def test_analyze_ok(self):
         self.assertEqual(self.res.returncode, 0, self.res.stderr)
 
+    def test_early_answer_is_the_headline_table(self):
+        # bench/analyze --early: the same table, from the boots in so far
+        res = subprocess.run(["/usr/bin/python3", H.ANALYZE, "--early", "--resamples", "200",
+                              self.rundir], capture_output=True, text=True, timeout=600)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        lines = res.stdout.splitlines()
+        self.assertTrue(lines[0].startswith("early answer, from the "), lines[0])
+        head = next(ln for ln in self.first if ln.startswith("| disk |"))
+        self.assertEqual(lines[1], head)
+        ratio = [ln for ln in self.first if ln.startswith("| ram-bounce/ram |")][0]
+        self.assertIn(ratio, lines)
+
     def test_headline_table_with_within_boot_ratios(self):
         rows = [ln for ln in self.first if ln.startswith("| ram-bounce/ram |")]
         self.assertTrue(rows, "\n".join(self.first))

@@ -17,10 +17,11 @@ BL_DEPS_GUEST="gcc-multilib dpkg-dev file qemu-user"
 # What only the test suites need (make test, ./run.sh deps --test):
 # openssh-server for compare-test's second host, localhost through a
 # private sshd of its own (the system's sshd is not started or changed).
-BL_DEPS_TEST="openssh-server"
+BL_DEPS_TEST="openssh-server chromium"
 # Debian's /usr/bin/python3 with pandas (not a python3 that PATH may put
 # first), and gnuplot for the plots.
-BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy python3-debian gnuplot-nox"
+BL_DEPS_ANALYSIS="python3 python3-pandas python3-numpy python3-debian python3-markdown
+	gnuplot-nox"
 
 # apt-get update, waiting (10 minutes at most) while another apt holds the
 # lists lock: DPkg::Lock::Timeout covers the dpkg lock, not that one.

@@ -49,7 +49,7 @@ set -uo pipefail
 # default=no.
 ORDER=(helpers analysis scripts-harness scripts-plan scripts-boots
 	scripts-compare scripts-interrupt scripts-initramfs scripts-locks
-	scripts-fetch build patches boot regression guest compare)
+	scripts-fetch report-html build patches boot regression guest compare)
 
 # After the timeout's SIGTERM, the seconds a suite has to end its boots.
 KILL_GRACE=${BL_TEST_KILL_GRACE:-30}

@@ -447,14 +447,21 @@ def report_lines(df, order, figures, link):
         out += ["No bounce-candidate disk was measured.", ""]
         return out
     out += reading(sel, labels) + [""]
+    unmeasured = []
     for group, title in metrics.HEADLINE_GROUPS:
         header, rows = table(sel, labels, group)
         units = sorted({scale_of(m)[1] for m in metrics.headlines(group)})
-        out += [f"### {title} ({', '.join(units)})", ""]
         if header is None:
-            out += [f"{NOT_MEASURED.capitalize()} on any version.", ""]
+            unmeasured.append(title)
             continue
-        out += [md.table(header, rows), ""]
+        # a kernel with nothing to measure in any column: named, not a row
+        empty = [f"{r[2]} ({r[0]})" for r in rows if all(c == NOT_MEASURED for c in r[4:-1])]
+        rows = [r for r in rows if not all(c == NOT_MEASURED for c in r[4:-1])]
+        out += [f"### {title} ({', '.join(units)})", "", md.table(header, rows), ""]
+        if empty:
+            out += [f"Nothing to measure here on {', '.join(empty)}.", ""]
         for f in (f for f in figures if f["group"] == title):
             out += [link(f), ""]
+    if unmeasured:
+        out += [f"{NOT_MEASURED.capitalize()} on any version: {'; '.join(unmeasured)}.", ""]
     return out

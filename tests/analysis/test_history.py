@@ -196,8 +196,8 @@ class History(unittest.TestCase):
         self.assertGreater(os.path.getsize(png), 1000)
         self.assertEqual(png_size(png), (figures.width(len(RUNS)),
                                          figures.SIZE[1]))
-        with open(os.path.join(self.hdir, "plots", name + ".svg"), encoding="utf-8") as f:
-            self.assertIn("<svg", f.read(2000))
+        # PNG only: the history is read in a browser
+        self.assertFalse(os.path.exists(os.path.join(self.hdir, "plots", name + ".svg")))
 
     def test_plot_data_in_date_order(self):
         name = figures.name("read_iops", JOB, DISK, "none")

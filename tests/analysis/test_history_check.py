@@ -183,6 +183,32 @@ class SameSeeds(unittest.TestCase):
         self.assertNotEqual(r["analysis"], "exact: same seeds")
         self.assertIn("too few", r["verdict"])
 
+    def test_deterministic_cells_without_seeds(self):
+        # other seeds, but two reps a side within the determinism bound:
+        # the ratio is known to the bound, as in a run
+        a = os.path.join(self.results, "20261201-060000")
+        b = os.path.join(self.results, "20261202-060000")
+        H.exact_run(a, {"pre-fixed": [1.0, 1.0]}, seeds={"pre-fixed": [1, 2]})
+        H.exact_run(b, {"pre-fixed": [1 / 1.03, 1 / 1.03]}, seeds={"pre-fixed": [3, 4]})
+        self.add(a)
+        self.add(b)
+        res = self.check()
+        self.assertEqual(res.returncode, 3, res.stdout + res.stderr)
+        self.assertIn(", exact: bound ±0.2%): ", res.stdout)
+
+    def test_history_md_opens_with_what_moved(self):
+        self.add(self.run_of("20261201-060000", "pre-fixed", 1.0))
+        self.add(self.run_of("20261202-060000", "pre-fixed", 1 / 1.05))
+        res = cli("--history-dir", self.hdir, "plot")
+        self.assertEqual(res.returncode, 0, res.stdout + res.stderr)
+        with open(os.path.join(self.hdir, "history.md"), encoding="utf-8") as f:
+            text = f.read()
+        heads = [ln for ln in text.splitlines() if ln.startswith("## ")]
+        self.assertEqual(heads[0], "## What moved")
+        moved = text.split("## What moved", 1)[1].split("\n## ", 1)[0]
+        self.assertIn("The newest run, 20261202-060000, against the previous run", moved)
+        self.assertIn("- read_iops lat-randread-4k-qd1 ram none, variant pre-fixed", moved)
+
     def test_pressure_and_host_time_are_tested(self):
         a = dict(icount="3", pressure="none", seeds="1", values="100")
         self.assertTrue(changes.same_seeds(a, dict(a), exact=True))

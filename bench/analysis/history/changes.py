@@ -31,6 +31,12 @@ it changed when every seed's ratio lies on the same side of 1 (analysis
 enough. Writeback under pressure is left to the test: there a seed's
 trajectory is chaotic, and one seed's exact ratio says little of the
 next's.
+
+Without the same seeds (a row from before the seeds were kept, or
+another set of reps), two such cells whose repetitions each spread within
+the determinism bound (lab.conf; determinism.py) are compared as a run
+compares them: the ratio is known to the bound, no test (analysis
+"exact: bound ±X%").
 """
 import numpy as np
 import pandas as pd
@@ -70,6 +76,17 @@ def same_seeds(a, b, exact):
                 len(table.values(b["values"])))
 
 
+def deterministic(a, b, va, vb, exact, bound):
+    """Whether rows a and b (values va, vb) are two deterministic cells of
+    one exact clock: the same -icount, no pressure, an exact metric, and
+    on each side at least determinism.MIN_REPS values within the bound."""
+    if not (exact and str(a["icount"] or "") != "" and a["icount"] == b["icount"] and
+            str(a["pressure"]) == metrics.NO_PRESSURE):
+        return False
+    b_pct = determinism.metric_bound(a["metric"], bound, a["disk"])
+    return determinism.is_deterministic(va, b_pct) and determinism.is_deterministic(vb, b_pct)
+
+
 def seeded_compare(metric, a_vals, b_vals):
     """compare()'s columns for two runs of the same seeds on an exact
     clock (the module docstring): seed by seed, no test."""
@@ -93,11 +110,14 @@ def seeded_compare(metric, a_vals, b_vals):
                          "is not measured")))
 
 
-def compute(df, n_boot=stats.N_BOOT):
+def compute(df, n_boot=stats.N_BOOT, bound=None):
     """Every run against the previous run (by date) of the same variant
-    label, disk, job, pressure and metric: one row per pair (COLUMNS)."""
+    label, disk, job, pressure and metric: one row per pair (COLUMNS).
+    bound: the determinism bound in % (default: the repository's
+    lab.conf)."""
     if df.empty:
         return pd.DataFrame(columns=COLUMNS)
+    bound = determinism.lab_bound_pct() if bound is None else bound
     order = table.run_order(df)
     rows = []
     d = df.assign(_r=df["run_id"].map(order))
@@ -111,9 +131,12 @@ def compute(df, n_boot=stats.N_BOOT):
         g = g.sort_values("_r")
         recs = g.to_dict("records")
         for a, b in zip(recs, recs[1:]):
+            va, vb = table.values(a["values"]), table.values(b["values"])
             if same_seeds(a, b, exact):
-                res = seeded_compare(metric, table.values(a["values"]),
-                                     table.values(b["values"]))
+                res = seeded_compare(metric, va, vb)
+            elif deterministic(a, b, va, vb, exact, bound):
+                res = stats.exact_compare(metric, va, vb,
+                                          determinism.metric_bound(metric, bound, disk))
             else:
                 res = stats.compare(metric, table.values(a["values"]),
                                     table.values(b["values"]), n_boot,

@@ -60,7 +60,8 @@ def line(r):
     labels = [str(r.get(k) or r["variant"]) for k in ("label_a", "label_b")]
     filed = ("" if labels == [r["variant"]] * 2 else
              f", filed from labels {labels[0]} -> {labels[1]}")
-    exact = ", exact: same seeds" if str(r.get("analysis", "")).startswith("exact") else ""
+    analysis = str(r.get("analysis", "") or "")
+    exact = f", {analysis}" if analysis.startswith("exact") else ""
     return (f"{r['metric']} {r['job']} {r['disk']} {r['pressure']}, variant "
             f"{r['variant']}{filed} ({r['version_a']} -> {r['version_b']}{exact}): "
             f"{md.fmt(r['median_a'], 4, '')} -> {md.fmt(r['median_b'], 4, '')} {r['unit']}, "

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The headline metrics over time: one figure per headline metric, job,
-disk and pressure (history-*.png/.svg from plots/history.gp), runs in date
+bounce-candidate disk and pressure (history-*.png from plots/history.gp), runs in date
 order on x, variants overlaid, significant changes circled; then the
 figures across kernel versions (analysis.versions).
 """
@@ -111,7 +111,9 @@ def make(df, ch, outdir, gp_dir=plots.GP_DIR):
     figures across kernel versions (analysis.versions; only with two or
     more source versions); returns the Plotter (figures, errors)."""
     os.makedirs(outdir, exist_ok=True)
-    p = plots.Plotter(outdir, gp_dir,
+    # PNG only: the page is read in a browser (an SVG beside each figure
+    # doubled the files)
+    p = plots.Plotter(outdir, gp_dir, svg_kinds=(),
                       sizes={"history": SIZE, versions.SCRIPT: versions.SIZE})
     if df.empty:
         return p
@@ -119,7 +121,13 @@ def make(df, ch, outdir, gp_dir=plots.GP_DIR):
     for metric in metrics.headlines(metrics.HISTORY):
         rows = df[(df["metric"] == metric) & df["median"].notna()]
         for (job, disk, pressure), cell in rows.groupby(["job", "disk", "pressure"], sort=True):
-            if not is_headline(metric, job):
+            # the bounce-candidate disks: a control disk's tables stay in
+            # history.csv and changes.csv
+            if not is_headline(metric, job) or not versions.is_candidate(disk):
+                continue
+            # over time needs two runs of a variant; one run is a point, in
+            # the tables across versions
+            if cell.groupby("variant")["run_id"].nunique().max() < 2:
                 continue
             cch = ch[(ch["metric"] == metric) & (ch["job"] == job) &
                      (ch["disk"] == disk) & (ch["pressure"] == pressure)] if not ch.empty else ch

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""history.md: the runs, the kernel source versions, data integrity, the
-significant changes, the history across kernel versions
-(analysis.versions) and the figures.
+"""history.md, what a reader asks first at the top: what the newest run
+moved against the previous run of each variant (check.py, the answer of
+`history --check`), then the history across kernel versions
+(analysis.versions), the significant changes, data integrity per run and
+variant, the runs, the kernel source versions and the figures over time.
 """
 import datetime as dt
 import os
@@ -10,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import md, metrics, stats, versions
-from analysis.history import changes, figures, table
+from analysis.history import changes, check, figures, table
 
 
 def runs_table(df):
@@ -72,27 +74,31 @@ def _change_row(r):
 
 
 def integrity_lines(df):
-    """## Data integrity: bad blocks / checked per run, variant, disk and
-    integrity job (summed over the run's repetitions); [] without any."""
+    """## Data integrity: bad blocks / checked per run and variant (summed
+    over its disks, integrity jobs and repetitions: changes.csv and
+    history.csv have each job's); [] without any."""
     sel = df[df["metric"].isin(["integrity_bad_blocks", "integrity_checked_blocks"])]
     if sel.empty:
         return []
     sums = sel.assign(total=sel["values"].map(lambda v: float(table.values(v).sum())))
-    wide = sums.pivot_table(index=["started", "run_id", "kernel_source_version",
-                                   "variant", "disk", "job"],
+    wide = sums.pivot_table(index=["started", "run_id", "kernel_source_version", "variant"],
                             columns="metric", values="total", aggfunc="sum").reset_index()
+    jobs = sel.groupby(["run_id", "variant"])[["disk", "job"]].apply(
+        lambda g: len(g.drop_duplicates()))
     rows = []
     for r in wide.itertuples(index=False):
         bad = getattr(r, "integrity_bad_blocks", np.nan)
         checked = getattr(r, "integrity_checked_blocks", np.nan)
-        rows.append([r.run_id, r.kernel_source_version, r.variant, r.disk, r.job,
+        rows.append([r.run_id, r.kernel_source_version, r.variant,
+                     str(jobs.get((r.run_id, r.variant), "")),
                      f"{'**' if bad else ''}{bad:.0f}{'**' if bad else ''} / {checked:.0f}"])
     corrupt = sorted({(r[0], r[2]) for r, b in zip(rows, wide.get("integrity_bad_blocks", []))
                       if b and b > 0})
     out = ["## Data integrity", "",
-           "Bad blocks / blocks read back and checked, per integrity job.", "",
-           md.table(["run", "kernel source", "variant", "disk", "job", "bad / checked"],
-                         rows),
+           "Bad blocks / blocks read back and checked, per run and variant, summed over "
+           "its integrity jobs and disks (each job's in history.csv).", "",
+           md.table(["run", "kernel source", "variant", "jobs x disks", "bad / checked"],
+                    rows),
            ""]
     if corrupt:
         out += ["Corrupted data: " + "; ".join(f"{v} in {run}" for run, v in corrupt) + ".", ""]
@@ -105,6 +111,27 @@ def _figure_link(f, base):
     rel = os.path.relpath(f["png"], base)
     svg = os.path.relpath(f["svg"], base) if f.get("svg") else None
     return f"![{f['caption']}]({rel})" + (f" ([SVG]({svg}))" if svg else "")
+
+
+def moved_lines(df, ch):
+    """## What moved: the newest run against the previous run of each of
+    its variants (check.moved: headline metrics beyond their smallest
+    effect of interest), what `history --check` answers."""
+    run = check.newest_run(df)
+    out = ["## What moved", ""]
+    if run is None:
+        return out + ["No run yet.", ""]
+    pairs, moved = check.moved(ch, run)
+    if pairs.empty:
+        return out + [f"The newest run, {run}, has no earlier run of its variants to "
+                      "compare with.", ""]
+    out.append(f"The newest run, {run}, against the previous run of each of its variants: "
+               f"{len(pairs)} headline cell(s) compared, {len(moved)} moved beyond their "
+               "smallest effect of interest (`./run.sh history --check` says where the "
+               "instructions went).")
+    out.append("")
+    out += [f"- {check.line(r)}" for _, r in moved.iterrows()]
+    return out + ([""] if len(moved) else [])
 
 
 def _changes_lines(ch):
@@ -144,9 +171,9 @@ def _changes_lines(ch):
 
 
 def write(df, ch, figs, errors, path):
-    """history.md: the runs, the kernel versions, the significant changes,
-    the history across kernel versions and the figures (only those whose
-    files exist; figures of kind "versions" go in their own section)."""
+    """history.md (the module's docstring has the order; only figures
+    whose files exist; figures of kind "versions" go in their own
+    section)."""
     base = os.path.dirname(os.path.abspath(path))
     vfigs = [f for f in figs if f["kind"] == versions.SCRIPT]
     figs = [f for f in figs if f["kind"] != versions.SCRIPT]
@@ -160,6 +187,11 @@ def write(df, ch, figs, errors, path):
         with open(path, "w", encoding="utf-8") as fh:
             fh.write("\n".join(out) + "\n")
         return
+    out += moved_lines(df, ch)
+    out += versions.report_lines(df, table.run_order(df), vfigs,
+                                 lambda f: _figure_link(f, base))
+    out += _changes_lines(ch)
+    out += integrity_lines(df)
     out += ["## Runs", "",
             md.table(
                 ["date", "run", "kernel source", "release", "git", "accel", "memhog MiB",
@@ -174,10 +206,6 @@ def write(df, ch, figs, errors, path):
                           [[v["package"], v["version"], v["release"], v["first"],
                             v["last"], v["runs"], v["variants"]]
                            for v in versions_table(df)]), ""]
-    out += integrity_lines(df)
-    out += _changes_lines(ch)
-    out += versions.report_lines(df, table.run_order(df), vfigs,
-                                 lambda f: _figure_link(f, base))
     if figs:
         out += ["## Figures", "",
                 "Median per run (x: runs in order of run date, labelled with date "

@@ -131,8 +131,8 @@ run_compare()
 	fi
 	if [ -x "$BL_ROOT/bench/analyze" ]; then
 		# the analysis' summary joins the run's console log
-		"$BL_ROOT/bench/analyze" "$RUN" > >(tee -a "$RUN/console.log") \
-			2> >(tee -a "$RUN/console.log" >&2) || arc=$?
+		"$BL_ROOT/bench/analyze" "$RUN" > >(trap '' INT; exec tee -a "$RUN/console.log") \
+			2> >(trap '' INT; exec tee -a "$RUN/console.log" >&2) || arc=$?
 	fi
 	if [ $arc != 0 ]; then
 		bl_log "analysis failed (exit $arc); the raw results are intact: $RUN"

@@ -32,7 +32,7 @@ table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
 th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left; }
 th { background: #eee; }
 img { max-width: 100%; height: auto; display: block; margin: 0.5em 0; }
-code, pre { background: #f4f4f4; }
+code { background: #f4f4f4; }
 .broken { color: #b00; font-weight: bold; }
 """
 # Marks every image once the browser has loaded it (or failed to).

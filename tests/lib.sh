@@ -75,3 +75,10 @@ t_summary()
 	echo "$T_PASS passed, $T_FAIL failed, $T_SKIP skipped"
 	[ "$T_FAIL" = 0 ]
 }
+
+# t_variants_table OUT: kernels/variants with the test-only variants of
+# tests/regression.variants (planted), for BOUNCELAB_VARIANTS_FILE.
+t_variants_table()
+{
+	cat "$BL_ROOT/kernels/variants" "$BL_ROOT/tests/regression.variants" >"$1"
+}

@@ -32,7 +32,7 @@ set -uo pipefail
 VARIANTS_TMP=''
 if [ -z "${BOUNCELAB_VARIANTS_FILE:-}" ]; then
 	VARIANTS_TMP=$(mktemp)
-	cat "$BL_ROOT/kernels/variants" "$BL_ROOT/tests/regression.variants" >"$VARIANTS_TMP"
+	t_variants_table "$VARIANTS_TMP"
 	export BOUNCELAB_VARIANTS_FILE=$VARIANTS_TMP
 fi
 . "$BL_ROOT/lib/variants.sh"

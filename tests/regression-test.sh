@@ -33,7 +33,7 @@ trap 'rm -rf "$WORK" "$RESULTS/$TAG"-*' EXIT
 PATCH=$(ls "$BL_ROOT"/kernels/patches/6.12/test-planted/*.patch)
 # The variants table with the planted kernel (tests/regression.variants).
 VARIANTS=$WORK/variants
-cat "$BL_ROOT/kernels/variants" "$BL_ROOT/tests/regression.variants" >"$VARIANTS"
+t_variants_table "$VARIANTS"
 # One exact job: a boot of about 15 s.
 ONE=(--disks ram-bounce@insn --reps 1 --exact-reps 1 --jobs lat-randread-4k-qd1
 	--probe-jobs none --integrity-jobs none --pressure-disks none --sweep-disks none)

@@ -43,6 +43,8 @@ from . import insnprof as X
 from .monitors import Boot, Job
 
 USER, UNNAMED = "(user)", "(kernel, no symbol)"
+# The job table's word for a window the bounce-page counter counted.
+COUNTED = "counted"
 
 
 class ExplainError(Exception):
@@ -65,7 +67,7 @@ class Side:
     calls: list = field(default_factory=list)       # {symbol: calls per I/O}
     copy: list = field(default_factory=list)        # {symbol: rep movs iterations per I/O}
     total: list = field(default_factory=list)       # window insns per I/O
-    counter: set = field(default_factory=set)       # the bounce counter's states
+    counter: set = field(default_factory=set)       # the jobs' "occupancy" states
 
     @property
     def name(self):
@@ -139,7 +141,9 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
         side.calls.append({s: n / ios for s, (_c, n, _cp) in counts["syms"].items()})
         side.copy.append({s: cp / ios for s, (_c, _n, cp) in counts["syms"].items()})
         side.total.append((counts["user"] + counts["kernel"]) / ios)
-        side.counter.add(counter_state(jdir))
+        # the job table's reading of the bounce-page counter
+        # (monitors/bounce_occupancy.py): "counted", "off", "absent", ...
+        side.counter.add(getattr(r, "occupancy", "") or "")
         side.ns_per_insn = boot.ns_per_insn
     if not side.reps:
         raise ExplainError(f"{where}: {label} {disk} {job} ({pressure}) has no instruction "
@@ -147,23 +151,11 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
     return side
 
 
-def counter_state(job_dir):
-    """The bounce-page counter in a job's window: "on" (it counted), "off"
-    (the unprobed twin of a counted job), "absent" (no bounce code),
-    "missing" (no lab counter), "" (no file)."""
-    try:
-        with open(os.path.join(job_dir, "bounce-occupancy"), encoding="utf-8") as f:
-            words = f.read().split()
-    except OSError:
-        return ""
-    return words[0] if words and words[0] in ("on", "off", "absent", "missing") else ""
-
-
 def instruments_note(a, b):
     """A line when the bounce-page counter ran in one side's windows and
     not in the other's: its clock reads are then in the deltas; else ""."""
-    if "on" in a.counter and "on" not in b.counter or "on" in b.counter and "on" not in a.counter:
-        on, off = (a, b) if "on" in a.counter else (b, a)
+    if (COUNTED in a.counter) != (COUNTED in b.counter):
+        on, off = (a, b) if COUNTED in a.counter else (b, a)
         return (f"the bounce-page counter ran in {on.name}'s windows and not in {off.name}'s "
                 "(a plan without or with the job's probed twin): its clock reads "
                 "(ktime_get, read_hpet) and bookkeeping are in the deltas")

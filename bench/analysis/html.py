@@ -77,14 +77,12 @@ def render(md_text, run_dir, title):
             f"<body>\n{body}\n<script>{_SCRIPT}</script>\n</body>\n</html>\n")
 
 
-def write(md_path, title):
-    """report.html beside md_path; returns its path, or None when
-    python3-markdown is missing (the caller says so)."""
+def write(md_text, run_dir, title):
+    """report.html of report.md's text in run_dir; returns its path, or
+    None when python3-markdown is missing (the caller says so)."""
     if markdown is None:
         return None
-    run_dir = os.path.dirname(os.path.abspath(md_path))
-    with open(md_path, encoding="utf-8") as f:
-        page = render(f.read(), run_dir, title)
+    page = render(md_text, run_dir, title)
     out = os.path.join(run_dir, REPORT_HTML)
     with open(out, "w", encoding="utf-8") as f:
         f.write(page)

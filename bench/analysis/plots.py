@@ -19,12 +19,10 @@ import numpy as np
 import pandas as pd
 
 from lab import jobname as J
-from . import cells as C
 from . import headline as HL
 from . import memory as MEM
 from . import metrics as M
-from . import rawfiles as RAW
-from . import roles as R
+from . import rawfiles as R
 from . import stats as S
 from . import sweep as SW
 from . import tidy as T
@@ -266,13 +264,9 @@ def bounced_bytes(run, p):
     cell it did not count (an unprobed twin, a kernel without the
     tracepoint) has no bar: the report's tables say which; no figure
     when nothing was counted."""
-    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
-    if ok.empty:
-        return
     vindex, order = _variant_index(run)
     t = run.tidy[run.tidy["metric"] == "bounced_bytes_per_gib"]
-    t = t[t["disk"].map(lambda d: not C.is_ratio(d) and R.is_candidate(run, d)) &
-          t["job"].map(lambda j: not J.is_sweep(j))]
+    t = t[t["disk"].isin(HL.candidate_disks(run)) & ~t["job"].map(J.is_sweep).astype(bool)]
     keys = sorted({(r.variant, r.disk, r.job, r.pressure) for r in t.itertuples()},
                   key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1:]))
     if not keys:
@@ -347,7 +341,7 @@ def job_timelines(run, p):
         ["variant", "disk", "job", "pressure"], sort=False).head(1)
     first = first.assign(_o=first["variant"].map(lambda v: order.index(v) if v in order else 99))
     for j in first.sort_values(["disk", "job", "pressure", "_o"]).itertuples():
-        mon = RAW.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
+        mon = R.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
         if mon is None or len(mon) < 2 or "t_ms" not in mon:
             continue
         data, flags, tmax = _labmon_data(mon)
@@ -404,7 +398,7 @@ def _concat_jobs(run, jobs):
     on from job to job; NaN rows separate them (a gap in the lines)."""
     parts, t0 = [], 0.0
     for j in jobs.sort_values("dir").itertuples():
-        mon = RAW.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
+        mon = R.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
         if mon is None or len(mon) < 2 or "t_ms" not in mon:
             continue
 
@@ -455,8 +449,8 @@ def _headline_rows(run, rows):
     figure), the largest effects first when there are more than
     MAX_FOREST_ROWS."""
     sweep = np.array([J.is_sweep(j) for j in rows["job"]], dtype=bool)
-    first = np.array([C.is_ratio(d) or R.is_candidate(run, d) for d in rows["disk"]],
-                     dtype=bool)
+    cand = HL.candidate_disks(run)
+    first = np.array([str(d).split("/")[0] in cand for d in rows["disk"]], dtype=bool)
     keep = rows[~rows["control"].astype(bool) & ~sweep & first]
     if len(keep) > MAX_FOREST_ROWS:
         size = np.abs(np.log(keep["ratio"].astype(float)))

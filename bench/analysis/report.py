@@ -572,7 +572,7 @@ METHOD = f"""\
 
 def write_report(run, verdicts, figures, path, extra_warnings=()):
     """report.md (and tables.md beside it); figures is the list from
-    plots.make_plots or None."""
+    plots.make_plots or None. Returns report.md's text (html.write's)."""
     run_dir = os.path.dirname(os.path.abspath(path))
     with open(os.path.join(run_dir, TABLES), "w", encoding="utf-8") as f:
         f.write(verdict_tables(verdicts))
@@ -603,5 +603,7 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
               "## Failed boots, skipped and failed jobs", "",
               _excluded_section(run), "",
               "## Method", "", METHOD]
+    text = "\n".join(parts)
     with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(parts))
+        f.write(text)
+    return text

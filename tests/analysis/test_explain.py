@@ -75,12 +75,12 @@ class Differ(unittest.TestCase):
         sa, sb, rows, summary = self.explain()
         self.assertEqual(E.instruments_note(sa, sb), "")
         # the counter ran in pre-fixed's window only (no probed twin)
-        sa.counter, sb.counter = {"off"}, {"on"}
+        sa.counter, sb.counter = {"off"}, {E.COUNTED}
         note = E.instruments_note(sa, sb)
         self.assertIn("the bounce-page counter ran in r:pre-fixed's windows and not in "
                       "r:pre's", note)
         self.assertIn(note, E.render(sa, sb, rows, summary))
-        sa.counter = {"on"}
+        sa.counter = {E.COUNTED}
         self.assertEqual(E.instruments_note(sa, sb), "")
 
     def test_cli_two_labels_and_two_runs(self):

@@ -65,26 +65,27 @@ def _exact_metrics(job, present):
             if slot in determinism.EXACT_SLOTS}
 
 
-def same_seeds(a, b, exact):
-    """Whether history rows a and b ran the same seeds on one exact clock:
-    both with an -icount, the same one, known seeds, equal and in the
-    same order, a cell without pressure and an exact metric (exact)."""
+def _one_exact_clock(a, b, exact):
+    """Whether history rows a and b are an exact metric (exact) of a cell
+    without pressure, both on one -icount clock."""
     return bool(exact and str(a["icount"] or "") != "" and a["icount"] == b["icount"] and
-                str(a["pressure"]) == metrics.NO_PRESSURE and
-                a["seeds"] and a["seeds"] == b["seeds"] and
+                str(a["pressure"]) == metrics.NO_PRESSURE)
+
+
+def same_seeds(a, b, exact):
+    """Whether history rows a and b ran the same seeds on one exact clock
+    (_one_exact_clock): known seeds, equal and in the same order."""
+    return bool(_one_exact_clock(a, b, exact) and a["seeds"] and a["seeds"] == b["seeds"] and
                 len(str(a["seeds"]).split(";")) == len(table.values(a["values"])) ==
                 len(table.values(b["values"])))
 
 
 def deterministic(a, b, va, vb, exact, bound):
     """Whether rows a and b (values va, vb) are two deterministic cells of
-    one exact clock: the same -icount, no pressure, an exact metric, and
-    on each side at least determinism.MIN_REPS values within the bound."""
-    if not (exact and str(a["icount"] or "") != "" and a["icount"] == b["icount"] and
-            str(a["pressure"]) == metrics.NO_PRESSURE):
-        return False
-    b_pct = determinism.metric_bound(a["metric"], bound, a["disk"])
-    return determinism.is_deterministic(va, b_pct) and determinism.is_deterministic(vb, b_pct)
+    one exact clock (_one_exact_clock): on each side at least
+    determinism.MIN_REPS values within bound (the cell's, in %)."""
+    return (_one_exact_clock(a, b, exact) and determinism.is_deterministic(va, bound) and
+            determinism.is_deterministic(vb, bound))
 
 
 def seeded_compare(metric, a_vals, b_vals):
@@ -128,18 +129,17 @@ def compute(df, n_boot=stats.N_BOOT, bound=None):
             continue
         primary = metric in metrics.primary_metrics(job, present[job]).values()
         exact = metric in _exact_metrics(job, present[job])
+        cell_bound = determinism.metric_bound(metric, bound, disk)
         g = g.sort_values("_r")
         recs = g.to_dict("records")
         for a, b in zip(recs, recs[1:]):
             va, vb = table.values(a["values"]), table.values(b["values"])
             if same_seeds(a, b, exact):
                 res = seeded_compare(metric, va, vb)
-            elif deterministic(a, b, va, vb, exact, bound):
-                res = stats.exact_compare(metric, va, vb,
-                                          determinism.metric_bound(metric, bound, disk))
+            elif deterministic(a, b, va, vb, exact, cell_bound):
+                res = stats.exact_compare(metric, va, vb, cell_bound)
             else:
-                res = stats.compare(metric, table.values(a["values"]),
-                                    table.values(b["values"]), n_boot,
+                res = stats.compare(metric, va, vb, n_boot,
                                     stats.cell_seed("history", metric, disk, job,
                                                     pressure, v, a["run_id"], b["run_id"]))
             notes = [res["note"]] if res["note"] else []
@@ -193,7 +193,8 @@ def _adjust(out):
         sel = ((out["primary"] == fam) & out["p_value"].notna() &
                ~out["verdict"].map(stats.is_too_few))
         out.loc[sel, "p_adjusted"] = stats.bh_adjust(out.loc[sel, "p_value"].to_numpy(float))
-    # a same-seed pair is a count, not a test: nothing to adjust
+    # an exact pair (same seeds, or within the bound) is no test: nothing
+    # to adjust
     lost = (out["verdict"].isin(stats.SIGNIFICANT) & ~(out["p_adjusted"] <= stats.ALPHA) &
             ~stats.is_exact(out))
     out.loc[lost, "verdict"] = stats.NO_DIFF

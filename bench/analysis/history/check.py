@@ -51,13 +51,19 @@ def moved(ch, run_id):
     return pairs, out
 
 
+def _labels(r):
+    """Each run's own label of a pair's cell (add --as may file one under
+    another variant)."""
+    return [str(r.get(k) or r["variant"]) for k in ("label_a", "label_b")]
+
+
 def line(r):
     """One moved pair: which metric, which kernel, old -> new, the
     threshold."""
     # (the kernel versions are said already)
     note = "".join(f"; {n}" for n in str(r["note"] or "").split("; ")
                    if n and not n.startswith("kernel source "))
-    labels = [str(r.get(k) or r["variant"]) for k in ("label_a", "label_b")]
+    labels = _labels(r)
     filed = ("" if labels == [r["variant"]] * 2 else
              f", filed from labels {labels[0]} -> {labels[1]}")
     analysis = str(r.get("analysis", "") or "")
@@ -74,8 +80,7 @@ def symbol_lines(r, results, top=TOP_SYMBOLS):
     """Indented lines: where a moved pair's instructions per I/O went
     between its two runs, symbol by symbol; [] when either run is not in
     results or its cell has no instruction counts (host time)."""
-    # each run's own label of the cell (add --as may file one under another)
-    la, lb = (str(r.get(k) or r["variant"]) for k in ("label_a", "label_b"))
+    la, lb = _labels(r)
     try:
         a, b = explain.load_pair((os.path.join(results, str(r["run_a"])), la),
                                  (os.path.join(results, str(r["run_b"])), lb),

@@ -59,11 +59,6 @@ KEY = ["run_id", "variant", "disk", "job", "pressure", "metric"]
 REQUIRED = KEY + ["n", "median", "ci_low", "ci_high", "values"]
 NUMERIC = ["n", "median", "ci_low", "ci_high"]
 
-# The history's own variant order: the roles bench/lab.conf gives the
-# kernel variants, in roles.PAIR_ORDER (bounce, baseline, removed).
-ROLE_ORDER = roles.LAB_VARIANT_ORDER
-
-
 class HistoryError(Exception):
     """A run that cannot go into the history (the message says why)."""
 
@@ -152,8 +147,9 @@ def variant_rank(label, kernel_variant):
     """Sort key and colour of a variant label: its role's place in
     roles.PAIR_ORDER, so a variant has the same colour as in a run's own
     figures."""
-    base = label if label in ROLE_ORDER else kernel_variant
-    return ROLE_ORDER.index(base) if base in ROLE_ORDER else len(ROLE_ORDER)
+    order = roles.LAB_VARIANT_ORDER      # bench/lab.conf's variants by role
+    base = label if label in order else kernel_variant
+    return order.index(base) if base in order else len(order)
 
 
 def variant_order(df):

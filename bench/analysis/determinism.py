@@ -25,7 +25,6 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from lab import jobname as J
 from lab import labconf as L
 from . import cells as C
 from . import metrics as M
@@ -125,7 +124,7 @@ def deciding_cells(run):
     slowest few I/Os (32 at 1 MiB), where a timer tick lands or not."""
     c = cells(run, slots=EXACT_SLOTS)
     c = c[~c["job"].map(C.is_probed).astype(bool)]
-    sweep = [J.sweep_shape(j) is not None for j in c["job"]]
+    sweep = [run.sweep_shape(j) is not None for j in c["job"]]
     return c[~np.array(sweep, dtype=bool)] if len(c) else c
 
 

@@ -27,11 +27,9 @@ from collections import namedtuple
 import numpy as np
 import pandas as pd
 
-from lab import jobname as J
 from lab import labconf as L
 from . import cells as C
 from . import md
-from . import memory as MEM
 from . import metrics as M
 from . import roles as R
 from . import stats as S
@@ -39,13 +37,8 @@ from . import stats as S
 Key = namedtuple("Key", "job pressure metric")
 
 
-def _labels(run, role):
-    """The run's labels whose variant has ROLE (roles.py decides)."""
-    return R.labels_with_role(run, role)
-
-
 def _role_label(run, role):
-    labels = _labels(run, role)
+    labels = run.labels_of(role)
     return labels[0] if labels else None
 
 
@@ -54,11 +47,6 @@ def question_jobs(run):
     are about (integrity jobs measure data, probed twins the probes)."""
     return {j for j in run.performance_jobs if not C.is_probed(j)}
 
-
-def candidate_disks(run):
-    """The bounce-candidate disks that ran (not the within-boot ratios)."""
-    disks = dict.fromkeys(run.jobs["disk"]) if not run.jobs.empty else {}
-    return [d for d in disks if not C.is_ratio(d) and R.is_candidate(run, d)]
 
 
 # -- data integrity ---------------------------------------------------------
@@ -196,8 +184,8 @@ def cost_section(run, verdicts):
     variant against the others (IOPS and CPU per GiB) on each bounce
     candidate and on its within-boot ratio to its control."""
     out = []
-    bouncers = _labels(run, R.BOUNCE)
-    others = _labels(run, R.REMOVED) + _labels(run, R.BASELINE)
+    bouncers = run.labels_of(R.BOUNCE)
+    others = run.labels_of(R.REMOVED, R.BASELINE)
     disks = list(dict.fromkeys(run.tidy["disk"]))
     candidates = [d for d in disks if not C.is_ratio(d) and R.is_candidate(run, d)]
     jobs = run.jobs
@@ -362,7 +350,7 @@ def headline_table(run, verdicts):
     the bounce kernel's footprint, integrity and refusals. [] when the
     run has no candidate disk or no pair to show."""
     pairs = headline_pairs(run)
-    cands = candidate_disks(run)
+    cands = run.candidate_disks
     if verdicts is None or verdicts.empty or not pairs or not cands:
         return []
     disks = [d for d in dict.fromkeys(verdicts["disk"])
@@ -372,10 +360,10 @@ def headline_table(run, verdicts):
         # the versions question: each pair on the control disk beside
         disks += [str(d).split("/")[1] for d in disks if C.is_ratio(d)]
     # the I/O-size sweep has a section of its own, below the first screen
-    jobs = {j for j in question_jobs(run) if not J.sweep_shape(j)}
+    jobs = {j for j in question_jobs(run) if not run.sweep_shape(j)}
     integrity = integrity_table(run)
     heads = set(M.headlines(M.REPORT))
-    levels = MEM.levels(run)        # none first, then the mildest pressure
+    levels = run.levels        # none first, then the mildest pressure
     rows, refused = [], {}
     for disk in disks:
         base_disk = C.first_disk(disk)

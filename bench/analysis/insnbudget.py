@@ -53,7 +53,6 @@ from . import cells as C
 from . import insnprof as X
 from . import md
 from . import roles as ROLES
-from . import stats as S
 
 AGREE_PCT = 10.0
 WALL = "time_wall_us_per_io"
@@ -74,9 +73,9 @@ def pairs(run):
     if t.empty or "insn_kernel_us_per_io" not in set(t["metric"]):
         return []
     t = t[t["pressure"] == L.NO_PRESSURE] if "pressure" in t else t
-    variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
+    variants = run.labels
     base = [v for v in variants if ROLES.variant_role(run, v) == ROLES.BASELINE]
-    bounce = [v for v in variants if S.is_bounce_variant(run, v)]
+    bounce = run.labels_of(ROLES.BOUNCE)
     if not base or not bounce:
         return []
     perf = run.performance_jobs
@@ -142,7 +141,7 @@ def per_job(run):
     if t.empty or "insn_kernel_us_per_io" not in set(t["metric"]):
         return []
     t = t[t["pressure"] == L.NO_PRESSURE]
-    variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
+    variants = run.labels
     out = []
     for disk in sorted(d for d in set(t["disk"]) if "/" not in str(d)):
         for job in sorted(set(t[(t["disk"] == disk) &

@@ -77,25 +77,6 @@ def _occupancy_state(run, variant, disk):
     return ""
 
 
-def run_pressure_jobs(run):
-    """The run's pressure jobs (its shapes), in the order its boots ran
-    them (meta.json's pressure_jobs); [] without any."""
-    return list(dict.fromkeys((run.meta or {}).get("pressure_jobs", "").split()))
-
-
-def levels(run):
-    """The pressures of the run, the mildest first: none, then by the
-    level's LowFree target (lab.conf), highest first."""
-    found = list(dict.fromkeys(run.tidy["pressure"])) if not run.tidy.empty else []
-    targets = _targets(run)
-
-    def key(p):
-        if p == L.NO_PRESSURE:
-            return (0, 0)
-        return (1, -targets[p]) if np.isfinite(targets.get(p, np.nan)) else (2, 0)
-    return sorted(found, key=key)
-
-
 def _targets(run):
     """{pressure: its MIB in the run's lab.conf (nan without one)}."""
     return {name: float(d["mib"]) if d.get("mib", "").isdigit() else np.nan
@@ -112,7 +93,7 @@ def footprint_lines(run):
     for disk in dict.fromkeys(t["disk"]):
         if C.is_ratio(disk) or not ROLES.is_candidate(run, disk):
             continue
-        for v in ROLES.labels_with_role(run, ROLES.BOUNCE):
+        for v in run.labels_of(ROLES.BOUNCE):
             state = _occupancy_state(run, v, disk)
             sel = t[(t["variant"] == v) & (t["disk"] == disk) & (t["pressure"] == L.NO_PRESSURE) &
                     (t["metric"] == "bounce_pages_peak")]
@@ -129,12 +110,12 @@ def footprint_lines(run):
                 "| disk | variant | job | peak pages | peak KiB | mean pages "
                 "(time-weighted) | pages taken | mempool_alloc µs per page |",
                 "|---|---|---|---|---|---|---|---|"] + rows + [""]
-    for v in ROLES.labels_with_role(run, ROLES.BASELINE):
+    for v in run.labels_of(ROLES.BASELINE):
         peaks = t[(t["variant"] == v) & (t["metric"] == "bounce_pages_peak")]["value"]
         if len(peaks):
             out.append(f"- {v}: {int(peaks.max())} bounce pages at most in any job "
                        f"({len(peaks)} jobs counted).")
-    for v in ROLES.labels_with_role(run, ROLES.REMOVED):
+    for v in run.labels_of(ROLES.REMOVED):
         out.append(f"- {v}: no bounce code: nothing to count (not a count of 0).")
     return out
 
@@ -172,11 +153,11 @@ def standing_lines(run):
         text = ", ".join(f"{v} {md.fmt(k)} KiB" for v, k in pools.items())
         out.append(f"- The bounce pool's reserve (mempool, lowmem, taken at boot, exact): {text}; "
                    + ", ".join(f"{v}: none (no bounce code)"
-                               for v in ROLES.labels_with_role(run, ROLES.REMOVED)) + ".")
+                               for v in run.labels_of(ROLES.REMOVED)) + ".")
     low = _boot_lowfree(run)
-    base = [v for v in ROLES.labels_with_role(run, ROLES.BASELINE) if v in low]
-    bnc = [v for v in ROLES.labels_with_role(run, ROLES.BOUNCE) if v in low]
-    rem = [v for v in ROLES.labels_with_role(run, ROLES.REMOVED) if v in low]
+    base = [v for v in run.labels_of(ROLES.BASELINE) if v in low]
+    bnc = [v for v in run.labels_of(ROLES.BOUNCE) if v in low]
+    rem = [v for v in run.labels_of(ROLES.REMOVED) if v in low]
     if base and rem:
         b, r = np.median(low[base[0]]), np.median(low[rem[0]])
         line = (f"- LowFree at the start of the boot ({run.boots['disk'].iloc[0]} boots without "
@@ -220,7 +201,7 @@ def dose_lines(run):
         return []
     band = int(L.default(run.lab, "dose_band_kb", T.DOSE_BAND_KB))
     out = []
-    for p in [x for x in levels(run) if x != L.NO_PRESSURE]:
+    for p in [x for x in run.levels if x != L.NO_PRESSURE]:
         dosed = j[(j["pressure"] == p) & j["dose_off"].notna()]
         rows = []
         for v in dict.fromkeys(dosed["variant"]):
@@ -253,12 +234,12 @@ def pressure_lines(run, verdicts):
     out = []
     if verdicts is None or verdicts.empty:
         return out
-    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
-    others = ROLES.labels_with_role(run, ROLES.BASELINE) + ROLES.labels_with_role(run, ROLES.REMOVED)
-    pressure_jobs = run_pressure_jobs(run)
+    bnc = run.labels_of(ROLES.BOUNCE)
+    others = run.labels_of(ROLES.BASELINE) + run.labels_of(ROLES.REMOVED)
+    pressure_jobs = run.pressure_jobs
     if not bnc or not others:
         return out
-    lvls = [p for p in levels(run) if p != L.NO_PRESSURE or pressure_jobs]
+    lvls = [p for p in run.levels if p != L.NO_PRESSURE or pressure_jobs]
     lab = run.lab["pressure"]
     targets = _targets(run)
     for p in lvls:
@@ -340,8 +321,8 @@ def undecided_rows(run, verdicts):
     negligible, or no relevant difference), nor "no difference" within
     DECIDED_MDE_PCT: [(metric,
     other label, what the row says, job)]."""
-    pressure_jobs = run_pressure_jobs(run)
-    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    pressure_jobs = run.pressure_jobs
+    bnc = run.labels_of(ROLES.BOUNCE)
     if verdicts is None or verdicts.empty or not pressure_jobs or not bnc:
         return []
     v = verdicts[verdicts["job"].isin(pressure_jobs) & verdicts["primary"].astype(bool) &
@@ -444,8 +425,8 @@ def _pressure_cells(run):
     """(level, disk, [jobs]): the first pressure level, the first
     bounce-candidate disk of its pressure jobs and those jobs (the
     shapes), in the run's order; None when the run has no pressure job."""
-    pressure_jobs = run_pressure_jobs(run)
-    lvls = [p for p in levels(run) if p != L.NO_PRESSURE]
+    pressure_jobs = run.pressure_jobs
+    lvls = [p for p in run.levels if p != L.NO_PRESSURE]
     if not pressure_jobs or not lvls:
         return None
     p, t = lvls[0], run.tidy
@@ -467,13 +448,13 @@ def first_screen_lines(run, verdicts):
     mean latency against the removed kernel's and the baseline's, with
     CIs and verdicts; [] when the run has no pressure boot."""
     cells = _pressure_cells(run)
-    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
+    bnc = run.labels_of(ROLES.BOUNCE)
     if not cells or not bnc or verdicts is None or verdicts.empty:
         return []
     p, disk, jobs = cells
     t = run.tidy[(run.tidy["pressure"] == p) & (run.tidy["disk"] == disk)]
-    others = (ROLES.labels_with_role(run, ROLES.REMOVED) +
-              ROLES.labels_with_role(run, ROLES.BASELINE))
+    others = (run.labels_of(ROLES.REMOVED) +
+              run.labels_of(ROLES.BASELINE))
     out = []
     for job in jobs:
         sel = t[(t["variant"] == bnc[0]) & (t["job"] == job)]
@@ -537,15 +518,15 @@ def mechanism_lines(run):
     mempool_alloc and the pool reserve it used (the lab counter, exact),
     the reclaim beside them, and the bounce's counted work per I/O above
     the baseline: why one shape pays and another does not."""
-    pressure_jobs = run_pressure_jobs(run)
-    bnc = ROLES.labels_with_role(run, ROLES.BOUNCE)
-    base = ROLES.labels_with_role(run, ROLES.BASELINE)
+    pressure_jobs = run.pressure_jobs
+    bnc = run.labels_of(ROLES.BOUNCE)
+    base = run.labels_of(ROLES.BASELINE)
     if not pressure_jobs or not bnc:
         return []
     t = run.tidy
     rows = []
     for job in pressure_jobs:
-        for p in levels(run):
+        for p in run.levels:
             for disk in dict.fromkeys(t[(t["job"] == job) & (t["pressure"] == p)]["disk"]):
                 if C.is_ratio(disk) or not ROLES.is_candidate(run, disk):
                     continue
@@ -593,8 +574,8 @@ def dose_response(run, p):
     bounce-candidate disk of the pressure jobs. Only where a kernel has
     two points or more (two levels measured): one point a kernel is no
     response (the section's table has those values)."""
-    pressure_jobs = run_pressure_jobs(run)
-    lvls = levels(run)
+    pressure_jobs = run.pressure_jobs
+    lvls = run.levels
     if not pressure_jobs or len([x for x in lvls if x != L.NO_PRESSURE]) < 1:
         return
     t = run.tidy[run.tidy["job"].isin(pressure_jobs)]
@@ -634,8 +615,8 @@ def dose_response(run, p):
 def pressure_timeline(run, p):
     """LowFree, PSI some and the Bounce: gauge over the job at the
     strongest level, rep 1, every variant side by side in one figure."""
-    pressure_jobs = run_pressure_jobs(run)
-    lvls = [x for x in levels(run) if x != L.NO_PRESSURE]
+    pressure_jobs = run.pressure_jobs
+    lvls = [x for x in run.levels if x != L.NO_PRESSURE]
     if not lvls or not pressure_jobs or run.jobs.empty:
         return
     lvl = lvls[-1]

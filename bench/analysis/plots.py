@@ -142,7 +142,7 @@ class Plotter:
 
 
 def _variant_index(run):
-    labels = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
+    labels = run.labels
     return {v: i + 1 for i, v in enumerate(labels)}, labels
 
 
@@ -162,8 +162,8 @@ def latency_curves(run, p, everything=False):
     if curves.empty:
         return
     if not everything:
-        jobs = {j for j in HL.question_jobs(run) if not J.sweep_shape(j)}
-        keep = [d in HL.candidate_disks(run) and j in jobs and dr == _tail_direction(run, d, j)
+        jobs = {j for j in HL.question_jobs(run) if not run.sweep_shape(j)}
+        keep = [d in run.candidate_disks and j in jobs and dr == _tail_direction(run, d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
     _, order = _variant_index(run)
@@ -196,8 +196,8 @@ def metric_bars(run, verdicts, p, prefix, metric, everything=False):
     t = run.tidy[run.tidy["metric"] == metric]
     disks = sorted(set(t["disk"]))
     if not everything:
-        t = t[[not J.sweep_shape(j) for j in t["job"]]]
-        cand = HL.candidate_disks(run)
+        t = t[[not run.sweep_shape(j) for j in t["job"]]]
+        cand = run.candidate_disks
         disks = [d for d in disks if d in cand or str(d).split("/")[0] in cand]
     for disk in disks:
         _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
@@ -266,7 +266,7 @@ def bounced_bytes(run, p):
     when nothing was counted."""
     vindex, order = _variant_index(run)
     t = run.tidy[run.tidy["metric"] == "bounced_bytes_per_gib"]
-    t = t[t["disk"].isin(HL.candidate_disks(run)) & ~t["job"].map(J.is_sweep).astype(bool)]
+    t = t[t["disk"].isin(run.candidate_disks) & ~t["job"].map(J.is_sweep).astype(bool)]
     keys = sorted({(r.variant, r.disk, r.job, r.pressure) for r in t.itertuples()},
                   key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1:]))
     if not keys:
@@ -449,7 +449,7 @@ def _headline_rows(run, rows):
     figure), the largest effects first when there are more than
     MAX_FOREST_ROWS."""
     sweep = np.array([J.is_sweep(j) for j in rows["job"]], dtype=bool)
-    cand = HL.candidate_disks(run)
+    cand = run.candidate_disks
     first = np.array([str(d).split("/")[0] in cand for d in rows["disk"]], dtype=bool)
     keep = rows[~rows["control"].astype(bool) & ~sweep & first]
     if len(keep) > MAX_FOREST_ROWS:

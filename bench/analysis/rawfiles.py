@@ -311,6 +311,28 @@ def fio_numjobs(fio):
     return out
 
 
+_SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+def fio_shape(fio):
+    """{"rw", "bs", "iodepth"} of the job's first section as fio ran it (its
+    "job options", else the file's "global options"): rw as fio spells it
+    ("randread", "rw", ...), bs in bytes (the first of "4k", "4k,8k"),
+    iodepth an int; a key fio's JSON does not carry is absent."""
+    glob = (fio or {}).get("global options") or {}
+    jobs = (fio or {}).get("jobs") or [{}]
+    opts = {**glob, **(jobs[0].get("job options") or {})}
+    out = {}
+    if opts.get("rw") or opts.get("readwrite"):
+        out["rw"] = str(opts.get("rw") or opts.get("readwrite"))
+    m = re.fullmatch(r"(\d+)([kmg]?)(?:i?b)?", str(opts.get("bs", "")).split(",")[0].lower())
+    if m:
+        out["bs"] = int(m.group(1)) * _SIZE_UNITS[m.group(2)]
+    if str(opts.get("iodepth", "")).isdigit():
+        out["iodepth"] = int(opts["iodepth"])
+    return out
+
+
 def fio_cpu(fio):
     """usr/sys CPU % (mean over job entries) and context switches (sum)."""
     jobs = (fio or {}).get("jobs") or []

@@ -421,7 +421,7 @@ def _run_section(run):
     out = [f"Kernel: {T.kernel_title(run)}.", ""]
     rows = []
     kernels = run.kernels
-    for v in S.pair_order(run, list(dict.fromkeys(run.boots["variant"]))):
+    for v in run.labels:
         b = run.boots[run.boots["variant"] == v]
         first = b.iloc[0]
         rows.append([v, first.get("base_variant") or "", first.get("stacks") or "",

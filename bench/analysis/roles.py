@@ -120,8 +120,3 @@ def _source(run, label):
 def rank(run, label):
     """Sort key of a label: PAIR_ORDER by role, unknown roles last."""
     return role_rank(variant_role(run, label))
-
-
-def labels_with_role(run, role):
-    return [v for v in dict.fromkeys(run.boots["variant"]) if variant_role(run, v) == role]
-

@@ -4,8 +4,8 @@ confidence interval inverted from the same test, Benjamini-Hochberg across
 the primary rows, and a minimum detectable effect from pooled noise.
 
 For every metric and cell (disk, job, pressure) and every pair of variant
-labels present in the cell, B is compared with A (A is the baseline, see
-pair_order).
+labels present in the cell, B is compared with A (A comes first in
+the run's pair order, Run.labels).
 
 Estimate. On log values: ratio = exp(mean log B - mean log A), the ratio of
 geometric means (with complete blocks, the geometric mean of the per-rep
@@ -412,20 +412,6 @@ def word(metric, up):
     return "higher" if up else "lower"
 
 
-def pair_order(run, labels):
-    """Labels sorted baseline first (roles.PAIR_ORDER by role, then first
-    appearance in boots.tsv)."""
-    seen = list(dict.fromkeys(run.boots["variant"]))
-
-    def rank(label):
-        return (ROLES.rank(run, label),
-                seen.index(label) if label in seen else len(seen), label)
-    return sorted(labels, key=rank)
-
-
-def is_bounce_variant(run, label):
-    return ROLES.is_bounce(run, label)
-
 
 def bounce_check(cell_jobs):
     """None when every measured job counted bounces > 0, else the reason."""
@@ -652,7 +638,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
         # a within-boot ratio "A/B" (tidy.py) answers for the jobs of A
         jdisk = str(disk).split("/")[0]
         cjobs = job_cells.get((jdisk, job, pressure), jobs.iloc[:0])
-        labels = pair_order(run, list(dict.fromkeys(cjobs["variant"])))
+        labels = run.in_pair_order(set(cjobs["variant"]))
         cell = tidy_cells.get((disk, job, pressure), tidy.iloc[:0])
         cell_metrics = sorted(set(cell["metric"]), key=M.order)
         primary = {m: slot for slot, m in M.primary_metrics(job, cell_metrics).items()}
@@ -730,7 +716,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                 bounce_why = None
                 if ROLES.is_candidate(run, disk):
                     for label, side in ((a, ja), (b, jb)):
-                        if is_bounce_variant(run, label):
+                        if run.roles.get(label) == ROLES.BOUNCE:
                             why = bounce_check(side)
                             if why:
                                 bounce_why = f"{label}: {why}"

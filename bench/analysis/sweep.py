@@ -2,10 +2,8 @@
 """What a bounce costs per byte: the I/O-size sweep (bench/matrix keys
 sweep_disks, sweep_jobs; job files bench/jobs/sweep-*.fio).
 
-A sweep job is named sweep-{rand,seq}{read,write}-SIZE-qdN (SIZE 4k ...
-1m): lab.jobname.sweep_shape reads its direction, size and queue depth
-from the name. Per
-sweep job on a bounce-candidate disk whose boots carry the insnprof
+A sweep job is a sweep-* job file; its direction, size and queue depth
+are fio's own (Run.sweep_shape). Per sweep job on a bounce-candidate disk whose boots carry the insnprof
 counts, the bounce variant against the baseline (medians of boots, the
 pressure-free boots only):
 
@@ -38,7 +36,6 @@ import numpy as np
 from . import determinism as D
 from . import insnprof as X
 from . import roles as ROLES
-from . import stats as S
 from lab import jobname as J
 from lab import labconf as L
 from . import cells as C
@@ -89,7 +86,7 @@ def peak_note(peak, pages, predicted, qd):
 
 
 def _labels(run):
-    variants = S.pair_order(run, list(dict.fromkeys(run.boots["variant"])))
+    variants = run.labels
     pick = {}
     for v in variants:
         pick.setdefault(ROLES.variant_role(run, v), v)
@@ -116,13 +113,11 @@ def _jobs(run, t):
     reads before writes, random by size, then sequential."""
     counted = t[t["metric"] == "insn_kernel_us_per_io"]
     out = []
-    for disk in sorted(d for d in set(counted["disk"]) if "/" not in str(d)):
-        if not ROLES.is_candidate(run, disk):
-            continue
+    for disk in sorted(set(counted["disk"]) & set(run.candidate_disks)):
         for job in set(counted[counted["disk"] == disk]["job"]):
-            sh = J.sweep_shape(job)
+            sh = run.sweep_shape(job)
             if sh:
-                out.append((disk, job, sh))
+                out.append((disk, job, sh._asdict()))
     return sorted(out, key=lambda r: (r[0], r[2]["dir"], r[2]["pattern"] == "seq",
                                       r[2]["bytes"], r[1]))
 

@@ -27,6 +27,7 @@ import pandas as pd
 from . import cells as C
 from . import determinism as D
 from . import integrity as I
+from lab import jobname as J
 from lab import labconf as L
 from . import metrics as M
 from . import monitors as MON
@@ -80,10 +81,39 @@ class Run:
     performance_jobs: frozenset = frozenset()   # class performance (probed twins too)
     bound_pct: float = field(default_factory=D.lab_bound_pct)  # the determinism bound, %
     guest_bounds: dict = field(default_factory=dict)    # meta.json's, {} unrecorded
+    labels: list = field(default_factory=list)      # in pair order (roles.PAIR_ORDER)
+    by_role: dict = field(default_factory=dict)     # role -> its labels, in pair order
+    candidate_disks: list = field(default_factory=list)  # bounce candidates that ran
+    pressure_jobs: list = field(default_factory=list)    # meta.json's, [] without pressure
+    levels: list = field(default_factory=list)      # pressures, mildest first
+    shapes: dict = field(default_factory=dict)      # job -> jobname.Shape, from fio's options
 
     @property
     def run_id(self):
         return os.path.basename(os.path.normpath(self.path))
+
+    @property
+    def calm(self):
+        """The tidy rows measured without memory pressure."""
+        return self.tidy[self.tidy["pressure"] == L.NO_PRESSURE]
+
+    def in_pair_order(self, labels):
+        """labels (any iterable) sorted as self.labels; others last."""
+        return [v for v in self.labels if v in labels] + sorted(set(labels) - set(self.labels))
+
+    def labels_of(self, *roles):
+        """The labels of these roles, in pair order."""
+        return [v for r in roles for v in self.by_role.get(r, [])]
+
+    def shape(self, job):
+        """A job's Shape as fio ran it (None for a job nobody measured)."""
+        return self.shapes.get(job)
+
+    def sweep_shape(self, job):
+        """The Shape of a job of the I/O-size sweep (its probed twin not
+        included), else None."""
+        s = self.shapes.get(job)
+        return s if s is not None and J.is_sweep(job) and not s.rest and s.pattern else None
 
 
 def _kernel_info(build):
@@ -209,6 +239,7 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
     # fio's IOPS add up over a job's processes: the time per I/O of one
     # of them (insnbudget's share) needs how many ran
     job.info["numjobs"] = R.fio_numjobs(fio)
+    job.info.update(R.fio_shape(fio))
     rows += MON.read_job(job)
     info = job.info
 
@@ -555,7 +586,53 @@ def resolve(run, lab):
     run.performance_jobs = frozenset(perf)
     run.bound_pct = D.bound_pct(lab)
     run.guest_bounds = meta["guest_bounds"]
+    seen = list(labels)
+    run.labels = sorted(seen, key=lambda v: (ROLES.role_rank(run.roles.get(v)), seen.index(v)))
+    run.by_role = {r: [v for v in run.labels if run.roles.get(v) == r] for r in ROLES.VARIANT_ROLES}
+    ran = dict.fromkeys(run.jobs["disk"]) if not run.jobs.empty else {}
+    run.candidate_disks = [d for d in ran if not C.is_ratio(d) and
+                           run.disk_roles.get(d) == ROLES.CANDIDATE]
+    run.pressure_jobs = list(dict.fromkeys(str(meta.get("pressure_jobs") or "").split()))
+    run.levels = _levels(run)
+    run.shapes = _shapes(run.jobs)
     return run
+
+
+def _levels(run):
+    """The pressures of a run, the mildest first: none, then by the level's
+    size in lab.conf (the largest LowFree target first), unknown last."""
+    mib = {n: d.get("mib", "") for n, d in run.lab["pressure"].items()}
+
+    def key(p):
+        if p == L.NO_PRESSURE:
+            return (0, 0)
+        return (1, -int(mib[p])) if str(mib.get(p, "")).isdigit() else (2, 0)
+    return sorted(dict.fromkeys(run.tidy["pressure"]), key=key)
+
+
+_RW = {"read": ("seq", "read"), "write": ("seq", "write"), "randread": ("rand", "read"),
+       "randwrite": ("rand", "write"), "rw": ("seq", ""), "readwrite": ("seq", ""),
+       "randrw": ("rand", "")}
+
+
+def _shapes(jobs):
+    """{job: jobname.Shape} from fio's own options (the job table's rw, bs
+    and iodepth, of its first measured row); a job whose fio output does
+    not say falls back on its name (jobname.shape)."""
+    out = {}
+    if jobs.empty:
+        return out
+    have = {"rw", "bs", "iodepth"} <= set(jobs.columns)
+    for job, g in jobs[jobs["state"] == "ok"].groupby("job", sort=False):
+        named = J.shape(job)
+        rest = named.rest if named else (C.PROBED if C.is_probed(job) else "")
+        r = g.iloc[0]
+        if have and isinstance(r["rw"], str) and r["rw"] in _RW and pd.notna(r["bs"]) \
+                and pd.notna(r["iodepth"]):
+            out[job] = J.Shape(*_RW[r["rw"]], int(r["bs"]), int(r["iodepth"]), rest)
+        elif named:
+            out[job] = named
+    return out
 
 
 def exclusions(run):

@@ -35,7 +35,7 @@ class PressureRun(unittest.TestCase):
         return t[(t["variant"] == variant) & (t["metric"] == "bounce_pages_peak")]["value"]
 
     def test_levels_mildest_first(self):
-        self.assertEqual(memory.levels(self.data), ["full24"])
+        self.assertEqual(self.data.levels, ["full24"])
 
     def test_exact_peak_counted_where_it_bounces(self):
         self.assertGreater(self.peak("pre-fixed").max(), 0)
@@ -78,6 +78,7 @@ class PressureRun(unittest.TestCase):
         twin = t[t["job"] == "pressure-writeback"].assign(job="pressure-direct-write")
         data.tidy = pd.concat([t, twin], ignore_index=True)
         data.meta = dict(data.meta, pressure_jobs="pressure-writeback pressure-direct-write")
+        tidy.resolve(data, data.lab)
         v = self.verdicts
         v = pd.concat([v, v[v["job"] == "pressure-writeback"].assign(job="pressure-direct-write")],
                       ignore_index=True)
@@ -160,6 +161,7 @@ class PressureRun(unittest.TestCase):
         t = self.data.tidy
         two.tidy = pd.concat([t, t[t["pressure"] == "full24"].assign(pressure="full12")],
                              ignore_index=True)
+        tidy.resolve(two, two.lab)
         with tempfile.TemporaryDirectory() as tmp:
             p = plots.Plotter(tmp, plots.GP_DIR)
             memory.dose_response(two, p)

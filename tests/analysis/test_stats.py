@@ -100,7 +100,7 @@ class RunnerLabels(unittest.TestCase):
                            [1.0, 1.0, EFFECT], SIGMA, seed=5,
                            kernels={"pre.2": "pre"})
             data = tidy.load_run(run)
-            self.assertEqual(S.pair_order(data, ["post", "pre.2", "pre"]),
+            self.assertEqual(data.in_pair_order(["post", "pre.2", "pre"]),
                              ["pre", "pre.2", "post"])
             v = S.verdicts(data)
             r = row(v, "read_iops", "pre", "pre.2")

@@ -1,20 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""bouncelab analysis: a run folder in, tidy tables, verdicts, plots and a
-report out.
+"""bouncelab analysis: a run folder in, tidy tables, verdicts, figures and
+a report out (bench/analyze). A small core, and the questions beside it:
 
-  rawfiles  parse the files the guest and the runner write
-  tidy      a run -> tidy DataFrame, job table, exclusions, summary.csv
-  monitors  one reader per guest monitor (guest/monitors/): the metrics
-            of what each wrote beside fio's, run by tidy
-  stats     permutation tests, their ratio CIs and verdicts for every pair
-            of variants
-  plots     data files for plots/*.gp and the gnuplot calls
-  report    report.md and the short console summary
-  bounce_summary
-            the bounced bios per variant and disk and the failed boots,
-            at the end of bench/compare (bench/analyze --bounce-summary)
-  history   regression tracking across runs (bench/history), a package:
-            table, runs, changes, figures, markdown, commands
-  versions  the history across kernel versions: Debian version order,
-            the versions-* figures and their section of history.md
+  tidy       the run: its tables and its facts, resolved once (tidy.Run)
+  rawfiles   parse the files the guest and the runner write
+  monitors   one reader per guest monitor (guest/monitors/)
+  stats      permutation tests, ratio CIs and verdicts of every pair
+  md, plots  the table writer and the figure writer (plots/*.gp)
+  questions  one module per question the report answers: its first-screen
+             lines, its section and its figures (questions/__init__.py)
+  report     report.md and tables.md: the questions in order; html.py the
+             same as one page
+  explain    where two kernels' instructions differ (bench/explain)
 """

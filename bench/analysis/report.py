@@ -10,15 +10,12 @@ import numpy as np
 
 from lab import labconf as L
 from . import determinism as D
-from . import headline as H
-from . import insnbudget as XB
 from . import md
-from . import memory as MEM
 from . import metrics as M
 from . import roles as ROLES
 from . import stats as S
-from . import sweep as SW
 from . import tidy as T
+from .questions import QUESTIONS, cost, name
 from .md import p_text as _p, ratio_text, table as _table
 
 # Pairs for the one-line-per-cell headline, most telling first.
@@ -89,7 +86,7 @@ def clocks_line(run):
 def _about_the_question(verdicts, run):
     """The rows of the performance jobs (not integrity jobs, which measure
     data, nor probed twins, which measure the probes); all without run."""
-    return verdicts if run is None else verdicts[verdicts["job"].isin(H.question_jobs(run))]
+    return verdicts if run is None else verdicts[verdicts["job"].isin(run.question_jobs)]
 
 
 def decided(verdicts):
@@ -342,15 +339,10 @@ def first_screen(run, verdicts, figures, run_dir):
     table (what the removed copies cost, what the series changed), data
     integrity, the controls and the count of relevant verdicts."""
     out = [f"Bounce path: **{bounce_status(run)[1]}**.", ""]
-    table = H.headline_table(run, verdicts)
-    if table:
-        out += table + [""]
-    out += [f"- {line}" for line in XB.share_lines(run, verdicts)]
-    out += [f"- {line}" for line in MEM.first_screen_lines(run, verdicts)]
-    undecided = MEM.undecided_line(run, verdicts)
-    if undecided:
-        out.append(f"  {undecided}")
-    out += [H.integrity_line(run), ""]
+    for q in QUESTIONS:
+        lines = q.first_screen(run, verdicts)
+        out += lines + ([""] if q is cost and lines else [])
+    out.append("")
     ok, line = controls_line(verdicts, run)
     out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
             " (primary rows; A/A: pairs that can only differ by noise).", ""]
@@ -365,7 +357,7 @@ def early_answer(run, verdicts):
     host-time disks, more reps) is in the report at the end."""
     boots = run.boots
     ok = int((boots["status"] == "ok").sum())
-    table = H.headline_table(run, verdicts)
+    table = cost.first_screen(run, verdicts)
     head = (f"early answer, from the {ok} boot(s) in so far (the exact boots without "
             "pressure); the report at the end has the rest:")
     return [head] + (table if table else ["  (no headline row yet)"])
@@ -412,9 +404,7 @@ def details_screen(run, verdicts, figures, run_dir):
     out += ["", "Every primary row with its CI, adjusted p, MDE and relevance: "
             f"{tables or 'verdict.csv'}; every row: "
             f"{_link(run_dir, 'verdict.csv', 'verdict.csv') or 'verdict.csv'}.", ""]
-    out += ["## Data integrity", ""]
-    out += H.integrity_section(run) or ["No integrity data in this run."]
-    return out + [""]
+    return out
 
 
 def _run_section(run):
@@ -503,21 +493,16 @@ def verdict_tables(verdicts):
     return "\n".join(out) + "\n"
 
 
-def _plots_section(figures, run_dir):
-    if figures is None:
-        return "Plots were not made (--no-plots)."
-    out, group = [], None
-    for f in figures:
-        rel_png = os.path.relpath(f["png"], run_dir)
-        img = _link(run_dir, rel_png, f["caption"], image=True)
-        if not img:
-            continue
-        if f["group"] != group:
-            group = f["group"]
-            out += [f"### {group}", ""]
-        svg = _link(run_dir, os.path.relpath(f["svg"], run_dir), "SVG") if f.get("svg") else ""
-        out += [img, "", f"*{f['caption']}*" + (f" ({svg})" if svg else ""), ""]
-    return "\n".join(out) if out else "No plot could be made."
+def _figure_lines(figures, question, run_dir):
+    """A question's figures (but the forest, under the verdicts), each with
+    its caption and SVG link where there is one."""
+    out = []
+    for f in [f for f in figures or [] if f["question"] == question and f["kind"] != "forest"]:
+        img = _link(run_dir, os.path.relpath(f["png"], run_dir), f["caption"], image=True)
+        if img:
+            svg = _link(run_dir, os.path.relpath(f["svg"], run_dir), "SVG") if f.get("svg") else ""
+            out += [img, "", f"*{f['caption']}*" + (f" ({svg})" if svg else ""), ""]
+    return out
 
 
 def _excluded_section(run):
@@ -572,34 +557,24 @@ METHOD = f"""\
 
 def write_report(run, verdicts, figures, path, extra_warnings=()):
     """report.md (and tables.md beside it); figures is the list from
-    plots.make_plots or None. Returns report.md's text (html.write's)."""
+    questions.make_plots or None. Returns report.md's text (html.write's)."""
     run_dir = os.path.dirname(os.path.abspath(path))
     with open(os.path.join(run_dir, TABLES), "w", encoding="utf-8") as f:
         f.write(verdict_tables(verdicts))
     parts = [f"# bouncelab run {run.run_id}", ""]
     parts += first_screen(run, verdicts, figures, run_dir)
     parts += details_screen(run, verdicts, figures, run_dir)
-    # right below the first screen: the figures behind the question
-    cost = H.cost_section(run, verdicts)
-    if cost:
-        parts += ["## What a bounce costs", ""] + cost + [""]
-    counted = XB.section(run)
-    if counted:
-        parts += ["## What a bounce costs, counted", ""] + counted + [""]
-    sweep = SW.section(run)
-    if sweep:
-        parts += ["## What a bounce costs per byte: the I/O-size sweep", ""] + sweep + [""]
-    memory = MEM.section(run, verdicts, figures, run_dir)
-    if memory:
-        parts += ["## What a bounce costs in memory", ""] + memory + [""]
+    for q in QUESTIONS:
+        lines = q.section(run, verdicts) + _figure_lines(figures, name(q), run_dir)
+        if lines:
+            parts += [f"## {q.TITLE}", ""] + lines + [""]
     parts += ["## Run", "", _run_section(run), ""]
     warnings = list(run.warnings) + list(extra_warnings)
     if warnings:
         parts += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
+    if figures is None:
+        parts += ["Plots were not made (--no-plots).", ""]
     parts += ["## Did the bounce path run?", "", _bounce_section(run), "",
-              "## Plots", "", _plots_section(
-                  [f for f in figures if f["kind"] != "forest"] if figures is not None
-                  else None, run_dir), "",
               "## Failed boots, skipped and failed jobs", "",
               _excluded_section(run), "",
               "## Method", "", METHOD]

@@ -97,6 +97,12 @@ class Run:
         """The tidy rows measured without memory pressure."""
         return self.tidy[self.tidy["pressure"] == L.NO_PRESSURE]
 
+    @property
+    def question_jobs(self):
+        """The unprobed performance jobs: what verdicts and figures are
+        about (integrity jobs measure data, probed twins the probes)."""
+        return {j for j in self.performance_jobs if not C.is_probed(j)}
+
     def in_pair_order(self, labels):
         """labels (any iterable) sorted as self.labels; others last."""
         return [v for v in self.labels if v in labels] + sorted(set(labels) - set(self.labels))

@@ -109,7 +109,7 @@ def markers(versions):
     out = []
     for at, what, why in MARKERS:
         before = sum(compare(upstream(v), at) < 0 for v in versions)
-        out.append((before - 0.5, at, plots._lines(what, why)))
+        out.append((before - 0.5, at, plots.lines(what, why)))
     return out
 
 
@@ -190,7 +190,7 @@ def scale_of(metric):
 # --- figures ------------------------------------------------------------------------
 
 def figure_name(metric, job, disk, pressure):
-    return plots._slug(PREFIX, metric, job, disk, pressure)
+    return plots.slug(PREFIX, metric, job, disk, pressure)
 
 
 def figure_width(nversions):
@@ -234,19 +234,19 @@ def figure_data(sel, versions, shown_roles, metric, disk, job, pressure):
             top = hi if np.isfinite(hi) else med
             tops.append(top)
             shown.append(r["variant"])
-            lines.append(f"{x + off:.4g} {plots._num(med)} {plots._num(lo)} {plots._num(hi)} "
-                         f"{plots._num(top)} {plots._q(r['variant'])}")
+            lines.append(f"{x + off:.4g} {plots.num(med)} {plots.num(lo)} {plots.num(hi)} "
+                         f"{plots.num(top)} {plots.q(r['variant'])}")
         head = (f"{role}: {', '.join(dict.fromkeys(shown))}" if shown
                 else f"{role}: {NOT_MEASURED}")
-        blocks.append(plots._q(head) + "\n" + "\n".join(lines))
-        titles.append(plots._q(head))
+        blocks.append(plots.q(head) + "\n" + "\n".join(lines))
+        titles.append(plots.q(head))
         colors.append(str(roles.role_rank(role) + 1))
-    ticks = [f"{x} " + plots._q(plots._lines(v["release"], v["version"]))
+    ticks = [f"{x} " + plots.q(plots.lines(v["release"], v["version"]))
              for x, v in enumerate(versions)]
-    marks = [f"{x:g} " + plots._q(label)
+    marks = [f"{x:g} " + plots.q(label)
              for x, _, label in markers([v["version"] for v in versions])]
-    data = "\n\n\n".join(blocks + [plots._q("ticks") + "\n" + "\n".join(ticks),
-                                   plots._q("markers") + "\n" + "\n".join(marks)]) + "\n"
+    data = "\n\n\n".join(blocks + [plots.q("ticks") + "\n" + "\n".join(ticks),
+                                   plots.q("markers") + "\n" + "\n".join(marks)]) + "\n"
     finite = [t for t in tops if np.isfinite(t)]
     ymax = max(finite) * 1.35 if finite and max(finite) > 0 else 1.0
     title = (f"{metrics.label(metric)} across kernel versions\n"

@@ -9,7 +9,8 @@ import unittest
 import pandas as pd
 
 import helpers as H
-from analysis import headline, report, tidy
+from analysis import report, tidy
+from analysis.questions import cost as headline
 from analysis import stats as S
 from lab import labconf
 from analysis.history import runs
@@ -94,9 +95,9 @@ class UnseenBouncePages(unittest.TestCase):
 
     def test_note(self):
         run = self.FakeRun()
-        self.assertIn("not seen, not absent", headline._unseen_note(run, "ram-bounce", 0))
-        self.assertEqual(headline._unseen_note(run, "ram-bounce", 3), "")
-        self.assertEqual(headline._unseen_note(run, "usb-pio", 0), "")
+        self.assertIn("not seen, not absent", headline.unseen_note(run, "ram-bounce", 0))
+        self.assertEqual(headline.unseen_note(run, "ram-bounce", 3), "")
+        self.assertEqual(headline.unseen_note(run, "usb-pio", 0), "")
 
 
 class ControlsByClock(unittest.TestCase):
@@ -109,7 +110,7 @@ class ControlsByClock(unittest.TestCase):
 
     class FakeRun:
         exact_disks = {"ram"}
-        performance_jobs = {"j"}
+        performance_jobs = question_jobs = {"j"}
 
     @staticmethod
     def verdicts(rows):

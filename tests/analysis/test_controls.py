@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import plots, report, tidy
+from analysis import report, tidy
+from analysis.questions import cost
 from analysis import stats as S
 
 FLAT = [1.0, 1.0005, 1.0002, 1.0001]
@@ -95,7 +96,7 @@ class SplitHalves(unittest.TestCase):
                          report.relevance_counts(kernel, self.data))
         self.assertEqual(len(report.headline_rows(self.v, self.data)),
                          len(report.headline_rows(kernel, self.data)))
-        self.assertFalse(S.is_split(plots._forest_rows(self.data, self.v)).any())
+        self.assertFalse(S.is_split(cost.forest_rows(self.data, self.v)).any())
         tables = report.verdict_tables(self.v)
         self.assertIn("## Split-half A/A rows", tables)
         primary = tables.split("## Split-half")[0]

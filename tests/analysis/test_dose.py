@@ -151,7 +151,8 @@ class DoseTest(unittest.TestCase):
         return tidy.load_run(run)
 
     def test_memory_section_says_the_dose_and_the_reader(self):
-        from analysis import md, memory
+        from analysis import md
+        from analysis.questions import memory
         off = NEW.replace("HighFree:          19500", "HighFree:          18000")
         r = self.run_with({"pre": NEW, "pre-fixed": NEW, "post": off}, rate=1500)
         text = "\n".join(memory.dose_lines(r))
@@ -216,7 +217,7 @@ class DoseTest(unittest.TestCase):
         self.assertEqual(len(got), 1)
         self.assertAlmostEqual(float(got.iloc[0]), 1.5 * first, places=3)
         # the dose table gives each instance's own dose, not their mean
-        from analysis import memory
+        from analysis.questions import memory
         for d in glob.glob(os.path.join(run, "boots", "*", "guest", "jobs", "02-*")):
             H.write_text(os.path.join(d, "dose"),
                          NEW.replace("HighFree:          19500", "HighFree:          19700"))

@@ -11,7 +11,8 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis import insnbudget, insnprof as X, rawfiles, stats, tidy
+from analysis import insnprof as X, rawfiles, stats, tidy
+from analysis.questions import counted as insnbudget, usbpio
 
 NS = 8      # the insn clock: -icount shift=3
 # per I/O, in instructions: user, then kernel by symbol (count, calls,
@@ -219,7 +220,7 @@ class Budget(unittest.TestCase):
         self.assertIn("exact: every boot of both within the determinism bound", text)
 
     def test_per_bounce_parts_exact_where_the_boots_repeat(self):
-        (row,) = insnbudget.per_bounce(self.counted)
+        (row,) = usbpio.per_bounce(self.counted)
         disk, job, v, b, per_io, parts, share = row
         self.assertEqual((disk, v, b, per_io), ("ram-bounce", "pre-fixed", "pre", 1))
         parts = {name: rest for name, *rest in parts}
@@ -230,7 +231,7 @@ class Budget(unittest.TestCase):
         funcs = sum(parts[p][0] for p in insnbudget.PER_BOUNCE_PARTS)
         self.assertAlmostEqual(share, funcs / (1e6 / self.iops("pre-fixed")) * 100, places=3)
         # an exact disk's time per I/O says it itself: no share line
-        self.assertEqual(insnbudget.share_lines(self.counted, stats.verdicts(self.counted)), [])
+        self.assertEqual(usbpio.share_lines(self.counted, stats.verdicts(self.counted)), [])
 
     def iops(self, variant):
         t = self.counted.tidy
@@ -250,7 +251,7 @@ class Budget(unittest.TestCase):
         fio["jobs"][0]["read"]["iops"] *= 0.95
         H.write_text(os.path.join(slow, "fio.json"), json.dumps(fio) + "\n")
         run = tidy.load_run(tmp.name)
-        (line,) = insnbudget.share_lines(run, stats.verdicts(run))
+        (line,) = usbpio.share_lines(run, stats.verdicts(run))
         self.assertIn("ram-bounce lat-randread-4k-qd1, counted: one bounce adds +", line)
         self.assertIn("copy +8.2", line)
         self.assertIn("of pre-fixed's time per I/O", line)
@@ -289,7 +290,7 @@ class NumJobs(unittest.TestCase):
 
     def check_per_job(self, run):
         self.assertTrue((run.jobs["numjobs"] == 4).all())
-        (row,) = insnbudget.per_bounce(run)
+        (row,) = usbpio.per_bounce(run)
         _disk, _job, v, _b, per_io, parts, share = row
         funcs = sum(d for n, d, *_ in parts if n in insnbudget.PER_BOUNCE_PARTS) * per_io
         wall = self.wall(run)
@@ -297,9 +298,9 @@ class NumJobs(unittest.TestCase):
         self.assertGreater(funcs / wall * 100, 100)
         self.assertAlmostEqual(share, funcs / (4 * wall) * 100, places=6)
         self.assertLessEqual(share, 100)
-        (line,) = insnbudget.share_lines(run, stats.verdicts(run))
+        (line,) = usbpio.share_lines(run, stats.verdicts(run))
         self.assertIn(f"{share:.2f}% of pre-fixed's time per I/O of one of its 4 jobs", line)
-        text = "\n".join(insnbudget.section(run))
+        text = "\n".join(usbpio.section(run, None))
         self.assertIn(f"{share:.2f}% of pre-fixed's time per I/O of one of its 4 jobs", text)
 
     def test_numjobs_from_fio_output(self):
@@ -328,10 +329,10 @@ class NumJobs(unittest.TestCase):
             fio["jobs"][0]["read"]["iops"] *= 4
             H.write_text(path, json.dumps(fio) + "\n")
         run = slow_one_boot(tmp.name)
-        (row,) = insnbudget.per_bounce(run)
+        (row,) = usbpio.per_bounce(run)
         self.assertGreater(row[-1], 100)
-        (line,) = insnbudget.share_lines(run, stats.verdicts(run))
-        text = line + "\n".join(insnbudget.section(run))
+        (line,) = usbpio.share_lines(run, stats.verdicts(run))
+        text = line + "\n".join(usbpio.section(run, None))
         self.assertIn("no share of pre-fixed's time per I/O: the bounce's counted work per I/O "
                       "exceeds that time", line)
         self.assertNotRegex(text, r"\b(1\d\d|[2-9]\d\d|\d{4,})(\.\d+)?% of ")

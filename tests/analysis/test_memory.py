@@ -11,7 +11,8 @@ import unittest
 import pandas as pd
 
 import helpers as H
-from analysis import memory, plots, stats, tidy
+from analysis import plots, questions, stats, tidy
+from analysis.questions import memory
 
 PRESSURE_RUN = os.path.join(H.HERE, "fixtures", "pressure-run")
 
@@ -22,9 +23,8 @@ class PressureRun(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.data = tidy.load_run(PRESSURE_RUN)
         cls.verdicts = stats.verdicts(cls.data, n_boot=200)
-        cls.p = plots.make_plots(cls.data, cls.verdicts, os.path.join(cls.tmp.name, "plots"))
-        cls.text = "\n".join(memory.section(cls.data, cls.verdicts, cls.p.figures,
-                                            cls.tmp.name))
+        cls.p = questions.make_plots(cls.data, cls.verdicts, os.path.join(cls.tmp.name, "plots"))
+        cls.text = "\n".join(memory.section(cls.data, cls.verdicts))
 
     @classmethod
     def tearDownClass(cls):
@@ -134,12 +134,12 @@ class PressureRun(unittest.TestCase):
         sel = v["primary"].astype(bool)
         v.loc[sel, "verdict"] = stats.NO_DIFF
         v.loc[sel, "mde_pct"] = 20.0
-        real = memory._pressure_reps
-        memory._pressure_reps = lambda run: 16
+        real = memory.pressure_reps
+        memory.pressure_reps = lambda run: 16
         try:
             line = memory.undecided_line(self.data, v)
         finally:
-            memory._pressure_reps = real
+            memory.pressure_reps = real
         self.assertIn("at 16 reps a side; the widest would take about 64 reps a side", line)
         self.assertNotIn("--set writeback", line)
 
@@ -147,7 +147,10 @@ class PressureRun(unittest.TestCase):
         kinds = {f["kind"] for f in self.p.figures}
         self.assertIn("pressure-timeline", kinds)
         self.assertEqual(self.p.errors, [])
-        self.assertIn("](plots/memory-pressure-timeline-full24.png)", self.text)
+        # the report shows it in the memory section
+        (fig,) = [f for f in self.p.figures if f["kind"] == "pressure-timeline"]
+        self.assertEqual((fig["question"], fig["name"]),
+                         ("memory", "memory-pressure-timeline-full24"))
 
     def test_no_dose_response_of_one_level(self):
         # one level is one point a kernel: no response to draw

@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import plots, stats, tidy
+from analysis import plots, questions, stats, tidy
+from analysis.questions import cost
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -35,7 +36,7 @@ class Figures(unittest.TestCase):
         cls.data = tidy.load_run(H.FIXTURE_RUN)
         cls.verdicts = stats.verdicts(cls.data, n_boot=200)
         cls.out = os.path.join(cls.tmp.name, "plots")
-        cls.p = plots.make_plots(cls.data, cls.verdicts, cls.out, everything=True)
+        cls.p = questions.make_plots(cls.data, cls.verdicts, cls.out, everything=True)
 
     @classmethod
     def tearDownClass(cls):
@@ -95,7 +96,7 @@ class DefaultFigures(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.data = tidy.load_run(H.FIXTURE_RUN)
         cls.verdicts = stats.verdicts(cls.data, n_boot=200)
-        cls.p = plots.make_plots(cls.data, cls.verdicts, os.path.join(cls.tmp.name, "plots"))
+        cls.p = questions.make_plots(cls.data, cls.verdicts, os.path.join(cls.tmp.name, "plots"))
 
     @classmethod
     def tearDownClass(cls):
@@ -121,12 +122,12 @@ class DefaultFigures(unittest.TestCase):
             self.assertTrue(all(" (n " in r for r in rows), rows)
 
     def test_forest_keeps_the_largest_effects(self):
-        rows, _ = plots._headline_rows(self.data, plots._forest_rows(self.data, self.verdicts))
+        rows, _ = cost.headline_rows(self.data, cost.forest_rows(self.data, self.verdicts))
         self.assertTrue(len(rows))
         many = pd.concat([rows.assign(job=f"lat-x{i}") for i in range(40)], ignore_index=True)
-        keep, left = plots._headline_rows(self.data, many)
-        self.assertEqual(len(keep), plots.MAX_FOREST_ROWS)
-        self.assertEqual(left, len(many) - plots.MAX_FOREST_ROWS)
+        keep, left = cost.headline_rows(self.data, many)
+        self.assertEqual(len(keep), cost.MAX_FOREST_ROWS)
+        self.assertEqual(left, len(many) - cost.MAX_FOREST_ROWS)
         size = np.abs(np.log(many["ratio"].astype(float)))
         self.assertGreaterEqual(size[keep.index].min(), size.drop(keep.index).max())
 
@@ -136,7 +137,7 @@ class DefaultFigures(unittest.TestCase):
                 self.assertEqual(f["svg"] is not None, f["kind"] == "forest")
 
     def test_forest_rows_are_performance_jobs(self):
-        rows = plots._forest_rows(self.data, self.verdicts)
+        rows = cost.forest_rows(self.data, self.verdicts)
         self.assertFalse(rows["job"].str.endswith("+probe").any())
         integrity = set(self.data.jobs.loc[self.data.jobs["job_class"] == "integrity", "job"])
         self.assertFalse(set(rows["job"]) & integrity)

@@ -97,7 +97,7 @@ class IntegrityReport(unittest.TestCase):
     def run_with(self, bad):
         import types
         import pandas as pd
-        from analysis import headline as Hd
+        from analysis.questions import integrity as Hd
         rows = []
         for boot, (variant, nbad, bounces) in enumerate(bad, 1):
             for metric, value in (("integrity_bad_blocks", nbad),

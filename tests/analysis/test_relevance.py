@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 
 import helpers  # noqa: F401  (puts bench/ on the path)
-from analysis import headline, report, stats
+from analysis import report, stats
+from analysis.questions import cost as headline
 
 
 def row(verdict, ratio, mde=np.nan, lo=np.nan, hi=np.nan, metric="read_iops"):
@@ -95,12 +96,12 @@ class GuestBounds(unittest.TestCase):
         run = self.Run({"disk_wait_s": 5, "mon_interval_ms": 50, "job_timeout_s": 60})
         self.assertEqual(report.guest_bounds_line(run), "Guest bounds: disk wait 5 s, "
                          "monitor interval 50 ms, job timeout 60 s (meta.json).")
-        self.assertEqual(headline._interval(run), "50 ms")
+        self.assertEqual(headline.interval(run), "50 ms")
 
     def test_not_recorded_never_invented(self):
         run = self.Run({})
         self.assertIn("not recorded", report.guest_bounds_line(run))
-        self.assertEqual(headline._interval(run), "not recorded")
+        self.assertEqual(headline.interval(run), "not recorded")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,9 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import headline as HT, insnbudget, insnprof as X, plots, report
-from analysis import stats as S, sweep as SW, tidy, versions as V
+from analysis import insnprof as X, plots, report
+from analysis.questions import cost as HT, counted as insnbudget, sweep as SW
+from analysis import stats as S, tidy, versions as V
 from analysis.monitors import queue_limits
 from lab import jobname as J
 
@@ -297,7 +298,7 @@ class SweepRun(unittest.TestCase):
         self.assertEqual(sorted((d, k) for d, k, _, _, _ in rows), [("read", 4), ("write", 1024)])
         out = os.path.join(self.tmp.name, "plots")
         p = plots.Plotter(out)
-        plots.sweep(self.r, p)
+        SW.figures(self.r, None, p)
         if p.gnuplot:
             self.assertEqual([f["name"] for f in p.figures], ["sweep"], p.errors)
         with open(os.path.join(out, "data", "sweep.dat"), encoding="utf-8") as f:

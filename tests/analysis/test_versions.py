@@ -563,14 +563,14 @@ class FirstScreen(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_pairs(self):
-        from analysis import headline as HT
+        from analysis.questions import cost as HT
         self.assertEqual(HT.headline_pairs(self.vrun),
                          [("6.1/stock", "6.1/fixed"), ("pre", "pre-fixed"),
                           ("6.1/stock", "5.10/stock"), ("pre", "6.1/stock"),
                           ("7.2/upstream", "pre")])
 
     def test_table_has_the_control_beside(self):
-        from analysis import headline as HT
+        from analysis.questions import cost as HT
         text = "\n".join(HT.headline_table(self.vrun, self.verdicts))
         self.assertIn("| 6.1/stock/6.1/fixed | pre/pre-fixed | 6.1/stock/5.10/stock |", text)
         self.assertIn("| ram (control) |", text)

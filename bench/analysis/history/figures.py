@@ -42,7 +42,7 @@ def _colors(df):
 def tic_label(started, version):
     ts = table.parse_dates(pd.Series([started]))[0]
     when = ts.strftime("%Y-%m-%d %H:%M") if not pd.isna(ts) else str(started)
-    return plots._lines(when, version)
+    return plots.lines(when, version)
 
 
 def width(nruns):
@@ -50,7 +50,7 @@ def width(nruns):
 
 
 def name(metric, job, disk, pressure):
-    return plots._slug("history", metric, job, disk, pressure)
+    return plots.slug("history", metric, job, disk, pressure)
 
 
 def data(cell, ch, colors):
@@ -79,19 +79,19 @@ def data(cell, ch, colors):
             if len(hit):
                 mark = f"{(hit['ratio'].iloc[0] - 1) * 100:+.0f}%"
             top = hi if np.isfinite(hi) else med
-            lines.append(f"{x_of[r] + off:.4g} {plots._num(med)} {plots._num(lo)} "
-                         f"{plots._num(hi)} {plots._num(top)} {plots._q(mark)}")
-        blocks.append(plots._q(v) + "\n" + "\n".join(lines))
+            lines.append(f"{x_of[r] + off:.4g} {plots.num(med)} {plots.num(lo)} "
+                         f"{plots.num(hi)} {plots.num(top)} {plots.q(mark)}")
+        blocks.append(plots.q(v) + "\n" + "\n".join(lines))
         cols.append(str(colors.get(v, vi + 1)))
     info = cell.drop_duplicates("run_id").set_index("run_id")
     ticks, vlines, prev = [], [], None
     for r in runs:
         version = table.joined_versions(cell[cell["run_id"] == r]["kernel_source_version"])
-        ticks.append(f"{x_of[r]} " + plots._q(tic_label(info.loc[r, "started"], version)))
+        ticks.append(f"{x_of[r]} " + plots.q(tic_label(info.loc[r, "started"], version)))
         if prev is not None and version != prev:
             vlines.append(f"{x_of[r] - 0.5:g}")
         prev = version
-    text = "\n\n\n".join(blocks + [plots._q("ticks") + "\n" + "\n".join(ticks)]) + "\n"
+    text = "\n\n\n".join(blocks + [plots.q("ticks") + "\n" + "\n".join(ticks)]) + "\n"
     disk, job, pressure = (cell[c].iloc[0] for c in ("disk", "job", "pressure"))
     title = (f"{metrics.label(metric)}: median per run with 95% bootstrap CI\n"
              f"job {job}, disk {disk}, pressure {pressure}; variants {', '.join(variants)}")

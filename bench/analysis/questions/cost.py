@@ -25,14 +25,17 @@ roles.py's answers.
 from collections import namedtuple
 
 import numpy as np
-import pandas as pd
 
 from lab import labconf as L
-from . import cells as C
-from . import md
-from . import metrics as M
-from . import roles as R
-from . import stats as S
+from .. import cells as C
+from .. import md
+from .. import metrics as M
+from .. import roles as R
+from .. import stats as S
+from .. import plots as P
+from .. import tidy as T
+from lab import jobname as J
+from .integrity import integrity_row, integrity_table
 
 Key = namedtuple("Key", "job pressure metric")
 
@@ -42,108 +45,7 @@ def _role_label(run, role):
     return labels[0] if labels else None
 
 
-def question_jobs(run):
-    """The unprobed performance jobs of the run: what verdicts and figures
-    are about (integrity jobs measure data, probed twins the probes)."""
-    return {j for j in run.performance_jobs if not C.is_probed(j)}
-
-
-
 # -- data integrity ---------------------------------------------------------
-
-def integrity_table(run):
-    """Per variant, disk and job: blocks bad / checked, and the bounced
-    bios of those jobs. Empty when the run had no integrity job."""
-    t = run.tidy
-    keys = ["variant", "disk", "job"]
-    ints = t[t["metric"].str.startswith("integrity_")]
-    if ints.empty:
-        return pd.DataFrame()
-    wide = ints.pivot_table(index=keys + ["boot"], columns="metric", values="value",
-                            aggfunc="sum").reset_index()
-    b = t[t["metric"] == "bounces"][keys + ["boot", "value"]].rename(
-        columns={"value": "bounces"})
-    wide = wide.merge(b, on=keys + ["boot"], how="left")
-    out = wide.groupby(keys, sort=True).agg(
-        boots=("boot", "nunique"),
-        bad=("integrity_bad_blocks", "sum"),
-        checked=("integrity_checked_blocks", "sum"),
-        bounces=("bounces", lambda s: s.sum(min_count=1))).reset_index()
-    return out
-
-
-def _short_job(job):
-    """integrity-direct-512-qd8 -> direct-512-qd8: the table's columns."""
-    return job[len("integrity-"):] if job.startswith("integrity-") else job
-
-
-def _bad_of(bad, checked, sep=" / "):
-    """"0 / 1024", or "**5** / 1024" when blocks went bad."""
-    mark = "**" if bad else ""
-    return f"{mark}{int(bad)}{mark}{sep}{int(checked)}"
-
-
-def integrity_section(run):
-    """Markdown lines: bad blocks / checked per variant and disk (one
-    column per integrity job), and which variant corrupts data
-    (integrity_line)."""
-    tab = integrity_table(run)
-    if tab.empty:
-        return []
-    jobs = sorted(set(tab["job"]))
-    rows = []
-    for (v, d), g in tab.groupby(["variant", "disk"], sort=True):
-        cells = []
-        for j in jobs:
-            r = g[g["job"] == j]
-            cells.append("" if r.empty else _bad_of(r["bad"].iloc[0], r["checked"].iloc[0]))
-        b = g["bounces"]
-        rows.append([v, d] + cells + ["no tracepoint" if not b.notna().any() else f"{int(b.sum())}"])
-    return [md.table(["variant", "disk"] + [_short_job(j) for j in jobs] + ["bounced bios"], rows),
-            "", "Cells: bad blocks / blocks read back from the device and checked "
-            "(crc32c), summed over the run's boots.", integrity_line(run, tab)]
-
-
-def integrity_line(run, tab=None):
-    """One line: which kernel corrupted data, bad of checked blocks."""
-    tab = integrity_table(run) if tab is None else tab
-    if tab.empty:
-        return "Integrity: no integrity job in this run."
-    bad = tab[tab["bad"] > 0]
-    if bad.empty:
-        return f"Integrity: no kernel corrupted data (0 bad of {int(tab['checked'].sum())} blocks)."
-    parts = []
-    for v, g in bad.groupby("variant", sort=True):
-        all_v = tab[tab["variant"] == v]
-        per = ", ".join(f"{d}: {int(x['bad'].sum())} of {int(all_v[all_v['disk'] == d]['checked'].sum())}"
-                        for d, x in g.groupby("disk", sort=True))
-        parts.append(f"**{v} corrupts data** ({per} blocks bad)")
-    clean = sorted(set(tab["variant"]) - set(bad["variant"]))
-    return ("Integrity: " + "; ".join(parts) +
-            (f"; no bad block on {', '.join(clean)}." if clean else "."))
-
-
-def _integrity_cell(tab, disk):
-    """The headline table's integrity cell of one disk."""
-    if tab.empty:
-        return ""
-    tab = tab[tab["disk"] == disk]
-    if tab.empty:
-        return "not run"
-    return "; ".join(sorted(f"{v} {_bad_of(g['bad'].sum(), g['checked'].sum(), ' of ')}"
-                            for v, g in tab.groupby("variant", sort=False)))
-
-
-def _integrity_row(tab, disk, width):
-    """The headline table's row of a disk's integrity jobs: the cell is a
-    sum over them, so it stands on a row of its own, never on a
-    performance job's. None when the run had no integrity job."""
-    cell = _integrity_cell(tab, disk)
-    if not cell:
-        return None
-    n = tab[tab["disk"] == disk]["job"].nunique()
-    jobs = f"its {n} integrity job{'s' if n != 1 else ''}, summed" if n else "integrity jobs"
-    return ["", jobs, "bad of checked blocks"] + [""] * width + ["", cell]
 
 
 # -- what the bounce costs --------------------------------------------------
@@ -230,11 +132,11 @@ def cost_section(run, verdicts):
             if np.isfinite(peak):
                 out.append(f"  - lowmem held by bounce pages: peak {md.fmt(peak)}, mean "
                            f"{md.fmt(mean)} pages (Bounce: sampled, monitor interval "
-                           f"{_interval(run)})"
-                           f"{_unseen_note(run, disk, peak)}.")
+                           f"{interval(run)})"
+                           f"{unseen_note(run, disk, peak)}.")
     rows = []
     pairs = [(v, w) for v in bouncers for w in others]
-    jobs = question_jobs(run)
+    jobs = run.question_jobs
     # the headline metrics that have a within-boot ratio
     metrics = [m for m in M.headlines(M.REPORT) if m in M.selected("ratio")]
     for disk in [d for d in disks if C.is_ratio(d)] + candidates:
@@ -255,7 +157,7 @@ def cost_section(run, verdicts):
     return out
 
 
-def _unseen_note(run, disk, peak):
+def unseen_note(run, disk, peak):
     """Why a peak of 0 bounce pages is not "none held": on a one-vCPU
     clock (the exact one) the sampler only runs between I/Os, and a bounce
     page of a synchronous in-guest disk lives within one I/O."""
@@ -266,7 +168,7 @@ def _unseen_note(run, disk, peak):
             "runs only between I/Os; see a disk on host time for the footprint")
 
 
-def _interval(run):
+def interval(run):
     """The monitor interval meta.json recorded; never a default."""
     ms = run.guest_bounds.get("mon_interval_ms")
     return f"{ms} ms" if ms else "not recorded"
@@ -360,7 +262,7 @@ def headline_table(run, verdicts):
         # the versions question: each pair on the control disk beside
         disks += [str(d).split("/")[1] for d in disks if C.is_ratio(d)]
     # the I/O-size sweep has a section of its own, below the first screen
-    jobs = {j for j in question_jobs(run) if not run.sweep_shape(j)}
+    jobs = {j for j in run.question_jobs if not run.sweep_shape(j)}
     integrity = integrity_table(run)
     heads = set(M.headlines(M.REPORT))
     levels = run.levels        # none first, then the mildest pressure
@@ -392,7 +294,7 @@ def headline_table(run, verdicts):
             rows.append([shown if first else "", where, name] + cells + [foot, ""])
             first = False
         row = (None if first or C.is_ratio(disk) else
-               _integrity_row(integrity, base_disk, len(pairs)))
+               integrity_row(integrity, base_disk, len(pairs)))
         if row:
             rows.append(row)
     if not rows:
@@ -410,3 +312,265 @@ def headline_table(run, verdicts):
     return out
 
 
+PX_PER_FOREST_ROW = 16
+
+
+# The forest's title (four lines) and x axis.
+FOREST_HEAD_PX = 170
+
+
+# A forest a reader reads in a minute: the first screen's rows, at most
+# this many (the largest effects; tables.md has every row).
+MAX_FOREST_ROWS = 30
+
+
+# The bar figures: (file-name prefix, metric), from the registry's "plot"
+# flag; --all-plots adds the latency tails.
+BAR_METRICS = [("throughput", m) for m in M.selected("plot")]
+
+
+ALL_BAR_METRICS = BAR_METRICS + [("latency", "read_lat_p99_us"),
+                                 ("latency", "write_lat_p99_us")]
+
+
+def _tail_direction(run, disk, job):
+    """The direction of a job's primary latency tail ("read"/"write")."""
+    present = set(run.tidy.loc[(run.tidy["disk"] == disk) & (run.tidy["job"] == job), "metric"])
+    m = M.primary_metrics(job, present).get("latency tail", "")
+    return m.split("_")[0] if m else None
+
+
+def latency_curves(run, p, everything=False):
+    """One figure per disk/job/pressure/direction, variants overlaid; by
+    default only the primary jobs of the bounce-candidate disks, in the
+    direction of their latency tail, but the I/O-size sweep's (its own
+    figure, sweep())."""
+    curves = run.percentiles
+    if curves.empty:
+        return
+    if not everything:
+        jobs = {j for j in run.question_jobs if not run.sweep_shape(j)}
+        keep = [d in run.candidate_disks and j in jobs and dr == _tail_direction(run, d, j)
+                for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
+        curves = curves[keep]
+    _, order = P.variant_index(run)
+    ktitle = T.kernel_title(run)
+    for (disk, job, pressure, d), g in curves.groupby(
+            ["disk", "job", "pressure", "direction"], sort=True):
+        blocks = []
+        for v in [v for v in order if v in set(g["variant"])]:
+            gv = g[(g["variant"] == v) & (g["percentile"] < 100)]
+            n = gv["boot"].nunique()
+            med = gv.groupby("percentile")["clat_us"].median().sort_index()
+            rows = [f"{pc:g} {-np.log10(1 - pc / 100):.6g} {val:.6g}"
+                    for pc, val in med.items()]
+            blocks.append(P.q(f"{v} (n={n})") + "\n" + "\n".join(rows))
+        name = P.slug("percentiles", disk, job, pressure, d)
+        title = (f"{d} completion latency percentiles, median of runs\n"
+                 f"{ktitle}; disk {disk}, job {job}, pressure {pressure}; "
+                 f"variants {', '.join(v for v in order if v in set(g['variant']))}")
+        p.render("latency-percentiles", name, "\n\n\n".join(blocks) + "\n",
+                 dict(nblocks=len(blocks), title=title, direction=d),
+                 f"{d} latency percentiles: {disk}, {job}, pressure {pressure}",
+                 "latency percentiles")
+
+
+def metric_bars(run, verdicts, p, prefix, metric, everything=False):
+    """One figure per disk (disks differ by orders of magnitude, so they
+    never share an axis); by default only the bounce-candidate disks and
+    their within-boot ratios, without the I/O-size sweep's jobs (their
+    IOPS span three orders of magnitude; its own figure, sweep())."""
+    t = run.tidy[run.tidy["metric"] == metric]
+    disks = sorted(set(t["disk"]))
+    if not everything:
+        t = t[[not run.sweep_shape(j) for j in t["job"]]]
+        cand = run.candidate_disks
+        disks = [d for d in disks if d in cand or str(d).split("/")[0] in cand]
+    for disk in disks:
+        _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
+
+
+def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
+    """Median per variant and cell with CI whiskers, every rep as a point
+    and significance marks."""
+    if t.empty:
+        return
+    points = []
+    vindex, order = P.variant_index(run)
+    variants = [v for v in order if v in set(t["variant"])]
+    cells = sorted({(r.disk, r.job, r.pressure) for r in t.itertuples()})
+    nv = len(variants)
+    blocks = {v: [] for v in variants}
+    ticks = []
+    for ci, (disk, job, pressure) in enumerate(cells):
+        x0 = ci * (nv + 1)
+        ticks.append(f"{x0 + (nv - 1) / 2:g} " + P.q(P.lines(disk, job, f"pressure {pressure}")))
+        cell = t[(t["disk"] == disk) & (t["job"] == job) & (t["pressure"] == pressure)]
+        present = [v for v in variants if v in set(cell["variant"])]
+        base = present[0] if present else None
+        for vi, v in enumerate(variants):
+            vals = cell[cell["variant"] == v]["value"].to_numpy()
+            if not len(vals):
+                continue
+            points += [f"{x0 + vi:g} {P.num(x)}" for x in vals]
+            med, lo, hi = S.median_ci(vals, seed=S.cell_seed(metric, disk, job, pressure, v))
+            mark = ""
+            if v != base:
+                row = verdicts[(verdicts["metric"] == metric) & (verdicts["disk"] == disk) &
+                               (verdicts["job"] == job) & (verdicts["pressure"] == pressure) &
+                               (verdicts["a"] == base) & (verdicts["b"] == v)]
+                if len(row) and S.is_relevant(row.iloc[0].get("relevance", "")):
+                    mark = "*"
+            top = hi if np.isfinite(hi) else med
+            blocks[v].append(f"{x0 + vi:g} {P.num(med)} {P.num(lo)} {P.num(hi)} "
+                             f"{P.num(top)} {P.q(mark)}")
+    parts = [P.q(f"{v}") + "\n" + "\n".join(rows) for v, rows in blocks.items() if rows]
+    colors = " ".join(str(vindex[v]) for v, rows in blocks.items() if rows)
+    nblocks = len(parts)
+    parts.append(P.q("ticks") + "\n" + "\n".join(ticks))
+    parts.append(P.q("reps") + "\n" + "\n".join(points))
+    name = P.slug(prefix, metric, disk_name)
+    unit = M.unit(metric)
+    title = (f"{M.label(metric)} on {disk_name}: median per variant with 95% bootstrap CI, "
+             f"dots: each rep\n{T.kernel_title(run)}; variants {', '.join(variants)}")
+    foot = ("* = relevant against the first variant of the group (BH-adjusted "
+            "permutation test, at least the smallest effect of interest); "
+            "no whisker = fewer than 2 runs")
+    p.render("bars", name, "\n\n\n".join(parts) + "\n",
+             dict(nblocks=nblocks, title=title, ylabel=f"{M.label(metric)} ({unit})",
+                  footnote=foot, colors=colors,
+                  xmax=(len(cells) - 1) * (nv + 1) + nv - 1),
+             f"{M.label(metric)} per variant on {disk_name}", prefix,
+             width=len(cells) * max(P.PX_PER_LABEL, 30 * (nv + 1)) + 200)
+
+
+def bounced_bytes(run, p):
+    """Bounced MiB per GiB moved, median and 95 % CI over boots, for every
+    variant/disk/job the block_bio_bounce trigger counted on a
+    bounce-candidate disk (the sweep's jobs have their own figure). A
+    cell it did not count (an unprobed twin, a kernel without the
+    tracepoint) has no bar: the report's tables say which; no figure
+    when nothing was counted."""
+    vindex, order = P.variant_index(run)
+    t = run.tidy[run.tidy["metric"] == "bounced_bytes_per_gib"]
+    t = t[t["disk"].isin(run.candidate_disks) & ~t["job"].map(J.is_sweep).astype(bool)]
+    keys = sorted({(r.variant, r.disk, r.job, r.pressure) for r in t.itertuples()},
+                  key=lambda k: (order.index(k[0]) if k[0] in order else 99, k[1:]))
+    if not keys:
+        return
+    rows = []
+    for x, (v, disk, job, pressure) in enumerate(keys):
+        vals = t[(t["variant"] == v) & (t["disk"] == disk) & (t["job"] == job) &
+                 (t["pressure"] == pressure)]["value"].to_numpy() / (1 << 20)
+        med, lo, hi = S.median_ci(vals, seed=S.cell_seed("bb", v, disk, job, pressure))
+        top = hi if np.isfinite(hi) else med
+        rows.append(f"{x} {P.num(med)} {P.num(lo)} {P.num(hi)} {vindex.get(v, 1)} "
+                    f"{P.num(top)} {P.q(f'{med:.0f} (n {len(vals)})')} " +
+                    P.q(P.lines(v, disk, job, f"pressure {pressure}")))
+    title = ("Bounced MiB per GiB moved (block_bio_bounce hist): median and 95 % CI over "
+             f"boots, n per bar\n{T.kernel_title(run)}")
+    p.render("bounced-bytes", "bounced-bytes", "\n".join(rows) + "\n",
+             dict(title=title, nbars=len(rows)), "bounced bytes per GiB moved", "bounces",
+             width=len(rows) * (P.PX_PER_LABEL + 30) + 150)
+
+
+def forest_rows(run, verdicts):
+    """The primary rows of the performance jobs (no integrity job, no
+    probed twin) that have a ratio, but the split halves (a label against
+    itself: the controls line counts them)."""
+    jobs = run.question_jobs
+    r = verdicts["ratio"].astype(float)
+    return verdicts[verdicts["primary"].astype(bool) & verdicts["job"].isin(jobs) &
+                    np.isfinite(r) & (r > 0) & ~S.is_split(verdicts)]
+
+
+def headline_rows(run, rows):
+    """(rows the forest draws, how many it leaves to tables.md): the
+    first screen's rows, those of a bounce-candidate disk or its
+    within-boot ratio, no control and no sweep job (the sweep has its own
+    figure), the largest effects first when there are more than
+    MAX_FOREST_ROWS."""
+    sweep = np.array([J.is_sweep(j) for j in rows["job"]], dtype=bool)
+    cand = run.candidate_disks
+    first = np.array([str(d).split("/")[0] in cand for d in rows["disk"]], dtype=bool)
+    keep = rows[~rows["control"].astype(bool) & ~sweep & first]
+    if len(keep) > MAX_FOREST_ROWS:
+        size = np.abs(np.log(keep["ratio"].astype(float)))
+        keep = keep.loc[size.sort_values(ascending=False, kind="stable").index[:MAX_FOREST_ROWS]]
+    return keep, len(rows) - len(keep)
+
+
+def _fitted_range(rows):
+    """An x range around the ratios and their finite CI bounds, with 1."""
+    vals = [1.0] + list(rows["ratio"].astype(float))
+    for c in ("ci_low", "ci_high"):
+        x = rows[c].astype(float)
+        vals += list(x[np.isfinite(x) & (x > 0)])
+    lo, hi = min(vals), max(vals)
+    pad = max(hi - lo, 0.01) * 0.06
+    return max(lo - pad, 0.0), hi + pad
+
+
+def forest(run, verdicts, p):
+    """One forest plot per primary slot: ratio and 95 % CI of each row of
+    the first screen (_headline_rows: no control, no sweep, at most
+    MAX_FOREST_ROWS), sorted by disk then effect, each label with n per
+    kernel; relevant rows red; a linear x axis fitted to the rows that
+    have a CI. The controls and the rows left out are counted in the
+    title (tables.md has them all)."""
+    if verdicts.empty:
+        return
+    prim = forest_rows(run, verdicts)
+    for slot in M.PRIMARY_SLOTS:
+        every = prim[prim["slot"] == slot]
+        rows, left = headline_rows(run, every)
+        if rows.empty:
+            continue
+        rows = rows.assign(_r=rows["ratio"].astype(float))
+        rows = rows.sort_values(["disk", "_r", "job", "pressure", "a", "b"], kind="stable")
+        # a ratio without a CI (too few reps) must not stretch the axis
+        has_ci = np.isfinite(rows["ci_low"].astype(float)) & np.isfinite(
+            rows["ci_high"].astype(float))
+        xmin, xmax = _fitted_range(rows[has_ci] if has_ci.any() else rows)
+        lines = []
+        for y, r in enumerate(rows.itertuples()):
+            color = 2 if S.is_relevant(getattr(r, "relevance", "")) else 1
+            lo = r.ci_low if np.isfinite(r.ci_low) and r.ci_low > 0 else np.nan
+            hi = r.ci_high if np.isfinite(r.ci_high) else np.nan
+            ratio = min(max(r.ratio, xmin), xmax)
+            label = (f"{r.disk} {r.job}" + ("" if r.pressure == "none" else f" {r.pressure}") +
+                     f": {r.b}/{r.a} (n {r.n_b}/{r.n_a})" +
+                     ("" if np.isfinite(lo) and np.isfinite(hi) else
+                      f", no CI, ratio {r.ratio:.3g}"))
+            lines.append(f"{y} {P.num(ratio)} {P.num(lo)} {P.num(hi)} {color} {P.q(label)}")
+        metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))
+        controls = every[every["control"].astype(bool)]
+        ctl_rel = int(controls["relevance"].map(S.is_relevant).sum()) if len(controls) else 0
+        title = (f"{slot} ({metrics}): ratio B/A of geometric means, 95 % CI\n"
+                 f"{T.kernel_title(run)}; n: boots B/A\n"
+                 "red: relevant (significant, at least the smallest effect of interest)\n"
+                 f"controls: {len(controls)} rows, {ctl_rel} relevant; {left} more rows "
+                 "(controls, control disks, sweep) in tables.md")
+        p.render("forest", P.slug("forest", slot), "\n".join(lines) + "\n",
+                 dict(title=title, nrows=len(lines), xmin=round(xmin, 6), xmax=round(xmax, 6)),
+                 f"forest plot: {slot}", "forest",
+                 height=FOREST_HEAD_PX + PX_PER_FOREST_ROW * len(lines))
+
+
+TITLE = "What a bounce costs"
+
+
+def first_screen(run, verdicts):
+    return headline_table(run, verdicts)
+
+
+def section(run, verdicts):
+    return cost_section(run, verdicts)
+
+
+def figures(run, verdicts, p, everything):
+    forest(run, verdicts, p)
+    for prefix, metric in ALL_BAR_METRICS if everything else BAR_METRICS:
+        metric_bars(run, verdicts, p, prefix, metric, everything)
+    latency_curves(run, p, everything)
+    bounced_bytes(run, p)

@@ -26,20 +26,22 @@ pressure-free boots only):
                      bound, part by part.
 
 The units that carry to another CPU (instructions, rep movs iterations,
-bytes copied, pages, bios) are insnbudget.units_lines(), for every
+bytes copied, pages, bios) are counted.units_lines(), for every
 counted job, the sweep's among them.
 """
 import math
 
 import numpy as np
 
-from . import determinism as D
-from . import insnprof as X
-from . import roles as ROLES
+from .. import determinism as D
+from .. import insnprof as X
+from .. import roles as ROLES
 from lab import jobname as J
 from lab import labconf as L
-from . import cells as C
-from . import md
+from .. import cells as C
+from .. import md
+from .. import plots as P
+from .. import tidy as T
 
 PAGE = J.PAGE_BYTES
 # block/bounce.c bounces a bio of at most BIO_MAX_VECS single-page
@@ -196,7 +198,7 @@ def _worst(pts, parts):
     return max(hits) if hits else None
 
 
-def section(run):
+def section(run, verdicts=None):
     """Markdown lines, or [] when the run has no counted sweep job."""
     pts = points(run)
     if not pts:
@@ -273,3 +275,32 @@ def figure_rows(run):
     bound = run.bound_pct
     return [(p["dir"], p["bytes"] >> 10, p["r_removed"], p["r_base"], bound)
             for p in points(run) if p["pattern"] == "rand" and p["qd"] == 1]
+
+
+def figures(run, verdicts, p, everything=False):
+    """The I/O-size sweep: removed/bounce and baseline/bounce IOPS per
+    size, read and write, with the determinism bound as the band."""
+    rows = figure_rows(run)
+    if not rows:
+        return
+    pts = points(run)
+    bounce, base, rem = pts[0]["bounce"], pts[0]["base"], pts[0]["removed"] or "removed"
+    blocks = []
+    for d in ("read", "write"):
+        blocks.append("\n".join(f"{kib} {P.num(r)} {P.num(b)}"
+                                 for dd, kib, r, b, _ in sorted(rows, key=lambda x: x[1])
+                                 if dd == d) or "? ? ?")
+    disks = ", ".join(dict.fromkeys(x["disk"] for x in pts))
+    title = (f"IOPS against {bounce} by I/O size, {disks}, instruction time\n"
+             f"{T.kernel_title(run)}")
+    p.render("sweep", "sweep", "\n\n\n".join(blocks) + "\n",
+             dict(title=title, bound=rows[0][4], rem=f"{rem}/{bounce}", base=f"{base}/{bounce}"),
+             f"{rem}/{bounce} and {base}/{bounce} IOPS against I/O size (band: the "
+             f"{rows[0][4]:g}% determinism bound)", "the I/O-size sweep")
+
+
+TITLE = "What a bounce costs per byte: the I/O-size sweep"
+
+
+def first_screen(run, verdicts):
+    return []

@@ -29,13 +29,15 @@ import pandas as pd
 
 from lab import labconf as L
 from lab import matrix
-from . import cells as C
-from . import md
-from . import metrics as M
-from . import rawfiles as R
-from . import roles as ROLES
-from . import stats as S
-from . import tidy as T
+from .. import cells as C
+from .. import md
+from .. import metrics as M
+from .. import rawfiles as R
+from .. import roles as ROLES
+from .. import stats as S
+from .. import tidy as T
+from .. import plots as P
+from .counted import BOUNCE_PARTS
 
 FOOTPRINT = ["bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_mean",
              "bounce_pages_taken", "bounce_alloc_us_per_page"]
@@ -357,7 +359,7 @@ def _reps_for_decided(n, mde):
     return int(np.ceil(n * (mde / DECIDED_MDE_PCT) ** 2))
 
 
-def _pressure_reps(run):
+def pressure_reps(run):
     """The fewest ok pressure boots of a kernel in the run: its reps a side."""
     b = run.boots
     ok = b[(b["pressure"] != "none") & (b["status"] == "ok")]
@@ -411,7 +413,7 @@ def undecided_line(run, verdicts):
         set_reps = int(keys.get("reps", ["0"])[0])
     except ValueError:
         set_reps = 0
-    n = _pressure_reps(run)
+    n = pressure_reps(run)
     if set_reps and n >= set_reps and mdes:
         need = _reps_for_decided(n, max(mdes))
         return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
@@ -498,10 +500,9 @@ MECHANISM = [("bounce_pages_peak", "bounce pages in flight, peak"),
 
 def bounce_work(run, variant, base, disk, job, pressure):
     """(µs per I/O, share of variant's window): the instructions of the
-    bounce's parts (insnbudget.BOUNCE_PARTS, as µs at the clock's rate)
+    bounce's parts (counted.BOUNCE_PARTS, as µs at the clock's rate)
     that variant runs per I/O of the job above base, medians of boots;
     NaNs where the boots carry no instruction counts."""
-    from .insnbudget import BOUNCE_PARTS   # (insnbudget imports stats)
     t = run.tidy
 
     def parts(v):
@@ -551,18 +552,13 @@ def mechanism_lines(run):
              "|---|---|---|" + "---|" * (len(MECHANISM) + 2)] + rows + [""])
 
 
-def section(run, verdicts, figures=None, run_dir=None):
-    """The lines of "What a bounce costs in memory" ([] when the run has
-    nothing to say about memory)."""
+def section(run, verdicts):
+    """[] when the run has nothing to say about memory."""
     out = footprint_lines(run)
     stand = standing_lines(run)
     if stand:
         out += stand + [""]
-    out += dose_lines(run) + pressure_lines(run, verdicts) + mechanism_lines(run)
-    for f in [f for f in figures or [] if f["kind"] in ("dose-response", "pressure-timeline")]:
-        rel = os.path.relpath(f["png"], run_dir) if run_dir else f["png"]
-        out.append(f"![{f['caption']}]({rel})")
-    return out
+    return out + dose_lines(run) + pressure_lines(run, verdicts) + mechanism_lines(run)
 
 
 # --- figures -----------------------------------------------------------
@@ -648,3 +644,143 @@ def pressure_timeline(run, p):
                         f"{first.iloc[0]['job']}, rep 1 of each variant",
                   nvariants=len(names), variants=" ".join(names)),
              f"timelines under {lvl}: LowFree, PSI, Bounce:, variants side by side", "memory")
+
+
+def _labmon_data(mon):
+    """labmon columns -> the timeline data file; None when unusable."""
+    def col(name, scale=1.0):
+        if name not in mon:
+            return pd.Series([np.nan] * len(mon))
+        return pd.to_numeric(mon[name], errors="coerce") * scale
+    t = col("t_ms", 1e-3)
+    data = pd.DataFrame({
+        "t": t, "low": col("LowFree", 1 / 1024), "high": col("HighFree", 1 / 1024),
+        "bounce": col("Bounce"), "nr_bounce": col("nr_bounce", 4.0),
+        "hits": col("bounce_hits"), "some": col("some_avg10"), "full": col("full_avg10"),
+    })
+    lines = [" ".join(P.num(x) for x in row) for row in data.itertuples(index=False)]
+    flags = dict(has_bounce=int(data[["bounce", "nr_bounce"]].notna().any().any()),
+                 has_hits=int(data["hits"].notna().any()),
+                 has_psi=int(data[["some", "full"]].notna().any().any()))
+    return "\n".join(lines) + "\n", flags, float(t.max())
+
+
+def job_timelines(run, p):
+    """One timeline per variant/disk/job/pressure: its lowest repetition
+    (the others look alike; the tidy metrics cover all of them). Only with
+    --all-plots: a default run has disk_timelines instead."""
+    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
+    if ok.empty:
+        return
+    _, order = P.variant_index(run)
+    ktitle = T.kernel_title(run)
+    first = ok.sort_values(["rep", "boot"]).groupby(
+        ["variant", "disk", "job", "pressure"], sort=False).head(1)
+    first = first.assign(_o=first["variant"].map(lambda v: order.index(v) if v in order else 99))
+    for j in first.sort_values(["disk", "job", "pressure", "_o"]).itertuples():
+        mon = R.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
+        if mon is None or len(mon) < 2 or "t_ms" not in mon:
+            continue
+        data, flags, tmax = _labmon_data(mon)
+        dur = (j.end_s - j.start_s) if np.isfinite(j.start_s) and np.isfinite(j.end_s) else tmax
+        name = P.slug("memory", j.variant, j.disk, j.job, j.pressure, f"r{j.rep}")
+        title = (f"Memory during the job: {ktitle}, variant {j.variant}\n"
+                 f"disk {j.disk}, job {j.job}, pressure {j.pressure}, rep {j.rep} (boot {j.boot})")
+        p.render("memory-timeline", name, data,
+                 dict(title=title, jobstart=0, jobend=f"{dur:.3f}", tmax=f"{tmax:.3f}", **flags),
+                 f"memory timeline: {j.variant}, {j.disk}, {j.job}, "
+                 f"pressure {j.pressure}, rep {j.rep}",
+                 "memory timelines")
+
+
+def disk_timelines(run, p):
+    """One figure per disk: memory over every job of rep 1 without extra
+    pressure, in run order, the variants side by side on shared axes
+    (--all-plots: without pressure its lines are flat, the pressure
+    timeline is the figure that moves)."""
+    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
+    if ok.empty:
+        return
+    _, order = P.variant_index(run)
+    for disk in sorted(set(ok["disk"])):
+        d = ok[ok["disk"] == disk]
+        pressure = "none" if (d["pressure"] == "none").any() else sorted(set(d["pressure"]))[0]
+        d = d[d["pressure"] == pressure]
+        blocks, names = [], []
+        for v in [v for v in order if v in set(d["variant"])]:
+            dv = d[d["variant"] == v]
+            rep = dv["rep"].min()
+            boot = dv[dv["rep"] == rep]["boot"].min()
+            data = _concat_jobs(run, dv[(dv["rep"] == rep) & (dv["boot"] == boot)])
+            if data is not None:
+                blocks.append(data)
+                names.append(v)
+        if not blocks:
+            continue
+        allv = pd.concat(blocks)
+        text = "\n\n\n".join(_block_text(b) for b in blocks) + "\n"
+        title = (f"Memory on {disk} over the jobs of rep 1 (pressure {pressure}), in run order; "
+                 f"{T.kernel_title(run)}")
+        p.render("memory-disk", P.slug("memory", disk), text,
+                 dict(title=title, nvariants=len(names), variants=" ".join(names),
+                      has_bounce=" ".join(str(int(b["bounce"].notna().any())) for b in blocks),
+                      has_psi=" ".join(str(int(b["some"].notna().any())) for b in blocks),
+                      **_axes(allv)),
+                 f"memory timeline: {disk}, rep 1, {', '.join(names)} side by side",
+                 "memory timelines")
+
+
+def _concat_jobs(run, jobs):
+    """The labmon samples of jobs (one boot) one after the other: time runs
+    on from job to job; NaN rows separate them (a gap in the lines)."""
+    parts, t0 = [], 0.0
+    for j in jobs.sort_values("dir").itertuples():
+        mon = R.read_labmon(os.path.join(run.path, j.dir, "labmon.csv"))
+        if mon is None or len(mon) < 2 or "t_ms" not in mon:
+            continue
+
+        def col(name, scale=1.0):
+            if name not in mon:
+                return pd.Series([np.nan] * len(mon))
+            return pd.to_numeric(mon[name], errors="coerce").reset_index(drop=True) * scale
+        t = col("t_ms", 1e-3)
+        parts.append(pd.DataFrame({"t": t + t0, "low": col("LowFree", 1 / 1024),
+                                   "bounce": col("Bounce"), "some": col("some_avg10")}))
+        parts.append(pd.DataFrame({"t": [np.nan], "low": [np.nan], "bounce": [np.nan],
+                                   "some": [np.nan]}))
+        t0 += float(t.max()) + 1.0
+    return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def _axes(df):
+    """Shared axes of the side-by-side panels (gnuplot's own without data)."""
+    low, t = df["low"].dropna(), df["t"].dropna()
+    out = dict(tmax=round(float(t.max()), 3) if len(t) else 1)
+    if len(low):
+        pad = max(float(low.max() - low.min()) * 0.1, 1.0)
+        out.update(lowmin=round(float(low.min()) - pad, 3), lowmax=round(float(low.max()) + pad, 3))
+    return out
+
+
+def _block_text(df):
+    rows = []
+    for r in df.itertuples(index=False):
+        rows.append("" if not np.isfinite(r.t) else " ".join(P.num(x) for x in r))
+    return "\n".join(rows)
+
+
+TITLE = "What a bounce costs in memory"
+
+
+def first_screen(run, verdicts):
+    undecided = undecided_line(run, verdicts)
+    return [f"- {x}" for x in first_screen_lines(run, verdicts)] + \
+        ([f"  {undecided}"] if undecided else [])
+
+
+def figures(run, verdicts, p, everything):
+    if everything:
+        disk_timelines(run, p)
+        job_timelines(run, p)
+    dose_response(run, p)
+    pressure_timeline(run, p)

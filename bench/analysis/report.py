@@ -517,41 +517,15 @@ def _excluded_section(run):
 
 
 METHOD = f"""\
-- Each job gives one value per metric; a metric the kernel does not expose
-  has no value (never 0). Cells are disk × job × memory pressure. Pressure
-  counters are compared as rates (per second of job time, per GiB moved),
-  not as totals per job.
-- B/A is the ratio of geometric means. p: exact permutation test on log
-  values (all relabellings, or sign flips of the per-rep log ratios when
-  the blocks A B C of a rep cut the noise: "paired by rep"). The 95 % CI
-  is inverted from the same test, so it excludes 1 exactly when
-  p ≤ {S.ALPHA:g}. Where no relabelling can reach p ≤ {S.ALPHA:g} (3
-  against 3: min p = 0.1) there is no verdict.
-- Primary rows (per job: one throughput, one latency tail, CPU per GiB,
-  lowmem floor) share one Benjamini-Hochberg family, every other row a
-  second, exploratory one, the controls a third; a verdict needs the
-  adjusted p ≤ {S.ALPHA:g}.
-- Relevance: a significant row is "relevant" when |B/A − 1| is at least
-  the metric's smallest effect of interest (metrics.py, 1 % by default;
-  bench/analyze --min-effect), else "negligible"; the first screen counts
-  only relevant rows. A row without a verdict says what it could have
-  detected ("no difference, could detect ±X%": the MDE) or "too few
-  repetitions".
-- MDE: the change these reps would detect with 80 % power at the 5 %
-  level, from the within-variant noise pooled over the cell's variants
-  (t quantiles); n/a for tied or quantised values.
-- Controls (A/A): the same kernel under two labels, or the baseline and
-  the bounce variant on a control disk; on an exact clock, where a seed
-  repeats a boot to the instruction, each label's odd reps against its
-  even reps ("LABEL[odd]"), and a copy only when its seeds differ. A
-  significant control is a false positive; a clock with one is not to be
-  trusted. On an exact clock a control-disk pair of kernels is their
-  difference, real only where both kernels' split halves agree.
-- A comparison on a bounce-candidate disk with a bounce-variant side is
-  only reported when every such job counted bounced bios; else "bounce
-  path not exercised".
-- Failed boots, skipped and failed jobs are left out of the statistics and
-  listed above.
+One value per job and metric; a metric the kernel does not expose has no
+value, never 0. Deterministic cells (an exact clock) are compared against
+the determinism bound; the others by an exact permutation test on log
+values, the ratio of geometric means with its 95 % CI inverted from that
+test, Benjamini-Hochberg per family (primary, exploratory, controls) at
+{S.ALPHA:g}, and the MDE (80 % power). A significant row is "relevant" at its
+smallest effect of interest, else "negligible". Controls are A/A pairs; a
+bounce cost needs counted bounces. The whole method: bench/README.md,
+"Repetitions and verdicts".
 """
 
 

@@ -78,8 +78,8 @@ def variant_role(run, label):
 
 
 def disk_role(run, disk):
-    """"bounce-candidate" or "control"; None for a disk nobody described.
-    A within-boot ratio "A/B" (tidy.py) has the role of its A."""
+    """A disk's role, None for one nobody described; a within-boot ratio
+    "A/B" (tidy.py) has the role of its A."""
     return run.disk_roles.get(str(disk).split("/")[0])
 
 
@@ -92,31 +92,22 @@ def is_candidate(run, disk):
 
 
 def is_aa_pair(run, a, b, disk=None):
-    """True when a and b cannot differ but by noise: the same kernel
-    (bzImage) under two labels, or, on a control disk, the baseline and
-    the bounce variant of one base (identical code where nothing
-    bounces)."""
+    """True when a and b cannot differ but by noise: one kernel (bzImage)
+    under two labels, or, on a control disk, the baseline and the bounce
+    variant of one kernel source (identical code where nothing bounces)."""
     ka, kb = run.kernels.get(a), run.kernels.get(b)
     if ka and ka == kb:
         return True
-    if disk is not None and disk_role(run, disk) == CONTROL:
-        # only within one kernel base: 5.10/stock and 6.1/stock differ in
-        # far more than the bounce path
-        return {variant_role(run, a), variant_role(run, b)} == {BASELINE, BOUNCE} \
-            and _source(run, a) == _source(run, b)
-    return False
+    if disk is None or disk_role(run, disk) != CONTROL:
+        return False
+    # only within one base: 5.10/stock and 6.1/stock differ in far more
+    return {variant_role(run, a), variant_role(run, b)} == {BASELINE, BOUNCE} and \
+        _source(run, a) == _source(run, b)
 
 
 def _source(run, label):
-    """The Debian source version a label's kernel was built from (None if
-    no boot says)."""
-    boots = run.boots
-    if "source_version" not in boots.columns:
+    """The Debian source version a label's kernel was built from, or None."""
+    if "source_version" not in run.boots.columns:
         return None
-    rows = boots[boots["variant"] == label]["source_version"].dropna()
+    rows = run.boots.loc[run.boots["variant"] == label, "source_version"].dropna()
     return str(rows.iloc[0]) if len(rows) else None
-
-
-def rank(run, label):
-    """Sort key of a label: PAIR_ORDER by role, unknown roles last."""
-    return role_rank(variant_role(run, label))

@@ -31,6 +31,7 @@ SIZES = {
     "dose-response": (1000, 760),
     "pressure-timeline": (1000, 820),
     "sweep": (1000, 520),
+    "budget": (1000, 560),
 }
 # Kinds that also get an SVG in a default run: the forest plots, whose
 # row labels one zooms into.

@@ -1,12 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The bounce summary at the end of a run (bench/analyze --bounce-summary;
-bench/compare prints it on stderr): per variant and disk, the bounced
-bios counted (block:block_bio_bounce), the proof, or not, that the bounce
-path ran; then the failed boots.
-
-"bounce path exercised" is stats.bounce_exercised, the rule of the
-verdicts and the report: every measured job of the cell counted bounced
-bios. A job that did not run says why instead of counting as 0.
+"""The bounce summary at the end of a run (bench/analyze --bounce-summary,
+printed by bench/compare): per variant and disk, the bounced bios counted
+and whether the bounce path ran (stats.bounce_exercised); then the failed
+boots.
 """
 from . import stats, tidy
 
@@ -43,6 +39,6 @@ def lines(run_dir):
     out += [f"  {label + ' ' + disk:<28} {line}" for (label, disk), line in sorted(cells.items())]
     if not failed.empty:
         out.append("failed boots (folders and serial logs kept):")
-        out += [f"  boot {b.boot} {b.variant} {b.disk} {b.pressure} rep {b.rep}: {b.status} ({b.dir})"
-                for b in failed.sort_values("boot").itertuples()]
+        out += [f"  boot {b.boot} {b.variant} {b.disk} {b.pressure} rep {b.rep}: "
+                f"{b.status} ({b.dir})" for b in failed.sort_values("boot").itertuples()]
     return out

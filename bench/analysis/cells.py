@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Cells of a run, as the report's sections ask for them: the rows of the
-tidy table a (variant, disk, job, pressure, metric) selects, and their
-median.
-
-A disk "A/B" is the within-boot ratio of disk A to disk B (tidy.py); a
-job "JOB+probe" (PROBED) is JOB's probed twin, which times the bounce
-functions and so measures its probes too.
+"""Cells of a run: the rows of a tidy table a (variant, disk, job,
+pressure, metric) selects, and their median. A disk "A/B" is a within-boot
+ratio (tidy.py); a job "JOB+probe" JOB's probed twin.
 """
 import numpy as np
 
@@ -26,8 +22,7 @@ def first_disk(disk):
     return str(disk).split("/")[0]
 
 
-# (table, its row positions by (metric, disk, job)) of the newest tables
-# rows() was asked about: the report asks thousands of cells of one table.
+# (table, its rows by (metric, disk, job)) of the newest tables asked
 _BY_CELL = []
 
 

@@ -1,23 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Which instruction-time cells are deterministic, and the verdict such a
-cell gets.
-
-Under an exact clock (a lab.conf clock with an -icount shift) a job on an
-in-guest disk counts guest instructions, not host time: the same kernel
-gives the same number in every boot, on any host, at any host load. A
-cell (variant, disk, job, pressure, metric) is deterministic when it has
-at least MIN_REPS values and they spread, (max - min) / median, by at most
-the bound (lab.conf "default determinism_bound_pct"; a latency
-percentile, a bucket of fio's histogram, at least one bucket: 1/64 of
-its value). Such a cell needs no
-more repetitions, and a comparison of two such cells needs no test: the
-ratio is known to the bound. Its interval is ratio / (1 + bound) to
-ratio * (1 + bound), and a change is real when that interval excludes 1.
-
-A cell that spreads more (writeback under memory pressure does, from boot
-to boot, even under instruction time) is not deterministic: the
-runner gives its entry more repetitions (bench/compare, after the first
-round) and its comparisons fall back to the permutation test (stats.py).
+"""Which cells of an exact clock are deterministic: a run -> its cells'
+spreads (cells, undecided), and the verdict of a pair of such cells
+(compare). A cell (variant, disk, job, pressure, metric) is deterministic
+with at least MIN_REPS values that spread, (max - min) / median, within
+the bound (lab.conf's determinism_bound_pct, metric_bound); the method
+is bench/README.md's "Repetitions and verdicts".
 """
 import re
 from functools import lru_cache
@@ -32,18 +19,11 @@ from . import metrics as M
 MIN_REPS = 2
 # The bound's number is set in lab.conf only.
 BOUND_KEY = "determinism_bound_pct"
-# A percentile from fio's latency histogram is a bucket, not a value: 64
-# buckets per power of two, so one bucket is at most 1/64 of its value.
-# Two boots whose p99 falls either side of a bucket edge differ by one
-# bucket (a probed read p99 has), so a percentile's bound is at least one
-# bucket.
+# a percentile is a bucket of fio's histogram, 64 a power of two
 FIO_BUCKET_PCT = 100 / 64
 _PERCENTILE = re.compile(r"_p\d+(\.\d+)?_us$")
-# The slots (metrics.primary_metrics) that time the I/O itself, which an
-# exact clock makes exact; they decide whether an entry needs more reps.
-# The others are sampled (CPU by the timer tick, LowFree every
-# mon_interval_ms, PSI) and spread beyond the bound even under instruction
-# time: they keep the permutation test, with the reps the entry has.
+# The slots that time the I/O itself: they decide whether an entry needs
+# more reps (the others are sampled)
 EXACT_SLOTS = ("throughput", "latency tail")
 EXACT = "exact"          # the analysis column of a verdict decided by the bound
 
@@ -62,11 +42,8 @@ def bound_pct(lab):
 
 
 def metric_bound(metric, bound, disk=""):
-    """The bound (%) of one metric: the run's, or one histogram bucket for
-    a latency percentile; twice that for a within-boot ratio ("A/B" disk),
-    each side of which moves within its own (pre's 4 KiB read p99 ratio
-    moved 2.6 % between two seeds, one bucket a side; its IOPS ratio
-    0.202 %)."""
+    """The bound (%) of one metric: the run's, at least one histogram
+    bucket for a latency percentile; twice that for a within-boot ratio."""
     sides = 2 if "/" in str(disk) else 1
     return sides * (max(bound, FIO_BUCKET_PCT) if _PERCENTILE.search(metric) else bound)
 
@@ -85,14 +62,13 @@ def spread_pct(values):
 
 def cells(run, slots=None):
     """One row per primary cell (of those slots, default all) of a
-    performance job on an exact-clock disk: variant, disk, job, pressure, metric, n, spread_pct,
-    deterministic."""
+    performance job on an exact disk: variant, disk, job, pressure,
+    metric, n, spread_pct, deterministic."""
     cols = ["variant", "disk", "job", "pressure", "metric", "n", "spread_pct",
             "deterministic"]
     exact = run.exact_disks
     t = run.tidy[run.tidy["disk"].isin(exact)] if exact else run.tidy.iloc[0:0]
-    # integrity jobs answer with bad blocks; their few hundred ms of I/O
-    # time are no measure
+    # integrity jobs answer with bad blocks, not their I/O time
     t = t[t["job"].isin(run.performance_jobs)]
     if t.empty:
         return pd.DataFrame(columns=cols)
@@ -113,15 +89,7 @@ def cells(run, slots=None):
 
 def deciding_cells(run):
     """The cells that decide whether an entry needs more reps: the I/O-time
-    slots of the unprobed performance jobs, but the I/O-size sweep's
-    (sweep.py), whose section reports their spreads against the bound
-    itself. More reps would not make them repeat: a job of 16 KiB to
-    1 MiB direct I/Os costs the kernel per bvec, and how many of the
-    pages of fio's buffer merge into one bvec is where the page allocator
-    put them in that boot (a 64 KiB write has moved beyond the bound
-    between two boots of one kernel, in bio_split_rw_at and
-    __blk_rq_map_sg); a tail is the
-    slowest few I/Os (32 at 1 MiB), where a timer tick lands or not."""
+    slots of the unprobed performance jobs but the sweep's."""
     c = cells(run, slots=EXACT_SLOTS)
     c = c[~c["job"].map(C.is_probed).astype(bool)]
     sweep = [run.sweep_shape(j) is not None for j in c["job"]]
@@ -129,12 +97,9 @@ def deciding_cells(run):
 
 
 def undecided(run):
-    """The exact-clock cells that are not deterministic, each with the boot
+    """The deciding cells that are not deterministic, each with the boot
     disk entry (boots.tsv "disk", e.g. ram-bounce+ram) that carried it:
-    the entries that need more repetitions. A probed twin (JOB+probe) does
-    not decide: it is there to time the bounce functions, and its latency
-    tail has moved by several buckets between insn boots where the
-    unprobed job's stayed within one."""
+    the entries that need more repetitions."""
     c = deciding_cells(run)
     c = c[~c["deterministic"]].copy()
     if c.empty:
@@ -156,9 +121,9 @@ def is_deterministic(values, bound):
 
 
 def compare(a_vals, b_vals, bound):
-    """The statistics of a pair of deterministic cells (see the module
-    docstring): ratio of medians, the bound's interval, and whether it
-    excludes 1. bound in %."""
+    """A pair of deterministic cells: the ratio of medians, its interval
+    ratio / (1 + bound) to ratio * (1 + bound) (bound in %), and whether
+    that excludes 1."""
     ma, mb = float(np.median(a_vals)), float(np.median(b_vals))
     ratio = mb / ma if ma else np.nan
     f = 1 + bound / 100

@@ -1,35 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """Where two kernels' instructions differ, symbol by symbol: the exact
-differential profile of one job (./run.sh explain, bench/explain).
-
-Every boot on an exact clock writes insnprof.txt, the instructions and
-calls of each kernel symbol in each job's window (insnprof.py). For two
-sides, A and B (a label of a run, or one label in two runs), one disk,
-one job and one pressure level, per I/O of the job (its fio I/Os, all
-directions):
-
-  per symbol  B - A instructions per I/O (the mean of each side's boots),
-              each side's calls per I/O, the part of the bounce it
-              belongs to (insnprof.part_of), the delta as µs at the
-              clock's rate (2^shift ns an instruction), and over reps
-              paired by rep number (one seed) the range of the delta
-  the rest    the symbols past the top N, in one line; the user's
-              instructions and the kernel's outside any symbol, a line
-              each
-  the total   their sum: the counted delta of the window's instructions
-              per I/O. Means are linear, so the sum is that delta up to
-              rounding; check_total says how far apart they are
+differential profile of one job (bench/explain prints it). Two sides, A
+and B (a label of a run, or one label in two runs), of one cell -> per I/O
+of the job, B - A instructions per symbol (the mean of each side's boots)
+with its part of the bounce, calls, copy and range over reps paired by
+rep (one seed); the rest, the user's, the unnamed kernel's and the total,
+the counted delta of the window (up to rounding: summary "gap").
 
 A side is exact when its boots' window instructions per I/O spread within
-the run's determinism bound: then every delta is a count, not an
-estimate, and the rep ranges say only what the seed moves.
-
-The guest's own instruments run in the window too, and what a plan asks
-of them is counted with the kernel: the bounce-page counter
-(guest/monitors/50-bounce-occupancy.sh) reads the clock at every bounce
-page taken and given back, about 1.5 % of a 4 KiB read on pre-fixed, and
-it is off in a job whose probed twin counts instead. Two sides whose
-counter states differ are said to differ there (instruments_note).
+the determinism bound: every delta is then a count. The bounce-page
+counter runs in the window only in a job without a probed twin (about
+1.5 % of a 4 KiB read on pre-fixed): instruments_note says when the sides
+differ there.
 """
 import os
 from dataclasses import dataclass, field
@@ -53,8 +35,7 @@ class ExplainError(Exception):
 
 @dataclass
 class Side:
-    """One side of the comparison: a label's ok jobs of one cell, each
-    with its window's instructions per I/O by symbol."""
+    """One side: a label's ok jobs of one cell, per rep by symbol."""
     run: str
     label: str
     disk: str
@@ -85,8 +66,7 @@ def run_jobs(run_dir):
 
 
 def _choose(what, asked, found, where):
-    """asked, when it is among found; the first of found when nothing was
-    asked; else an ExplainError that names what there is."""
+    """asked, among found; found's first when None; else ExplainError."""
     if asked is None:
         if not found:
             raise ExplainError(f"no {what} with instruction counts in {where}")
@@ -99,10 +79,9 @@ def _choose(what, asked, found, where):
 
 def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cache=None):
     """The Side of label in run_dir. disk, job and pressure None: the
-    first the label has (candidate disks first, jobs in the order the
-    boots ran them, "none" first). ExplainError on anything unknown or
-    when the cell's boots carry no instruction counts. cache: a dict kept
-    across calls, so that each boot's insnprof.txt is parsed once."""
+    label's first (candidate disks first, jobs in the order they ran,
+    "none" first). ExplainError on anything unknown or without counts.
+    cache: a dict kept across calls (each insnprof.txt parsed once)."""
     if not os.path.isdir(run_dir):
         raise ExplainError(f"no run folder {run_dir}")
     jobs = run_jobs(run_dir) if jobs is None else jobs
@@ -127,8 +106,7 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
         jdir = os.path.join(run_dir, r.dir)
         boot = Boot(X.boot_dir(jdir), lab)
         prof = X.job_profile(jdir, cache)
-        fio_job = Job(jdir, boot)
-        ios = sum(rec["ios"] for rec in fio_job.directions.values())
+        ios = Job(jdir, boot).ios
         if prof is None or not ios or not boot.ns_per_insn:
             continue
         counts, _ns = prof
@@ -141,8 +119,7 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
         side.calls.append({s: n / ios for s, (_c, n, _cp) in counts["syms"].items()})
         side.copy.append({s: cp / ios for s, (_c, _n, cp) in counts["syms"].items()})
         side.total.append((counts["user"] + counts["kernel"]) / ios)
-        # the job table's reading of the bounce-page counter
-        # (monitors/bounce_occupancy.py): "counted", "off", "absent", ...
+        # the bounce-page counter's state: "counted", "off", "absent", ...
         side.counter.add(getattr(r, "occupancy", "") or "")
         side.ns_per_insn = boot.ns_per_insn
     if not side.reps:
@@ -163,15 +140,14 @@ def instruments_note(a, b):
 
 
 def load_pair(a, b, disk=None, job=None, pressure=None, jobs=None, cache=None):
-    """(Side A, Side B) of a and b, each (run folder, label): B on the
-    cell load_side chose for A. jobs, when given, is the job table of the
-    one run both sides are in; cache as for load_side."""
+    """(Side A, Side B) of a and b, each (run folder, label), B on A's
+    cell. jobs: the job table of the one run both are in, when given."""
     side_a = load_side(*a, disk, job, pressure, jobs, cache)
     return side_a, load_side(*b, side_a.disk, side_a.job, side_a.pressure, jobs, cache)
 
 
-def _frame(dicts):
-    return pd.DataFrame(dicts).fillna(0.0)
+def _frame(dicts, cols):
+    return pd.DataFrame(dicts).fillna(0.0).reindex(columns=cols, fill_value=0.0)
 
 
 def is_exact(side):
@@ -182,23 +158,15 @@ def is_exact(side):
 
 
 def differ(a, b, top=20):
-    """The differential profile of B against A: (rows, summary).
-
-    rows: a DataFrame, one row per symbol of the top N by |delta| then
+    """(rows, summary) of B against A. rows: the top symbols by |delta|,
     "rest", the user and unnamed lines and "total"; columns symbol, part,
-    delta (instructions per I/O), copy (the rep movs iterations among
-    them: the bytes a copy moved, a few at a time), calls_a, calls_b (per
-    I/O), us (the
-    delta in µs), lo, hi (the delta's range over reps paired by rep
-    number, NaN without a shared rep).
-    summary: counted delta, the total's relative gap to it, exactness."""
-    pa, pb = _frame(a.per_io), _frame(b.per_io)
-    syms = sorted(set(pa.columns) | set(pb.columns))
-    pa, pb = pa.reindex(columns=syms, fill_value=0.0), pb.reindex(columns=syms, fill_value=0.0)
-    ca = _frame(a.calls).reindex(columns=syms, fill_value=0.0).mean()
-    cb = _frame(b.calls).reindex(columns=syms, fill_value=0.0).mean()
-    copy = (_frame(b.copy).reindex(columns=syms, fill_value=0.0).mean() -
-            _frame(a.copy).reindex(columns=syms, fill_value=0.0).mean())
+    delta, copy (the rep movs iterations among them), calls_a, calls_b,
+    us, lo, hi (over reps paired by rep; NaN without one). summary: the
+    counted delta, the total's relative gap to it, exactness."""
+    syms = sorted({s for d in a.per_io + b.per_io for s in d})
+    pa, pb = _frame(a.per_io, syms), _frame(b.per_io, syms)
+    ca, cb = _frame(a.calls, syms).mean(), _frame(b.calls, syms).mean()
+    copy = _frame(b.copy, syms).mean() - _frame(a.copy, syms).mean()
     delta = pb.mean() - pa.mean()
     shared = [r for r in b.reps if r in a.reps]
     if shared:
@@ -208,6 +176,13 @@ def differ(a, b, top=20):
         lo, hi = per_rep.min(), per_rep.max()
     else:
         lo = hi = pd.Series(np.nan, index=syms)
+
+    def span(cols):
+        if not shared or not cols:
+            return np.nan, np.nan
+        s = per_rep[cols].sum(axis=1)
+        return float(s.min()), float(s.max())
+
     ns = a.ns_per_insn if np.isfinite(a.ns_per_insn) else b.ns_per_insn
     special = [USER, UNNAMED]
     named = delta.drop(special).reindex(delta.drop(special).abs().sort_values(
@@ -221,15 +196,11 @@ def differ(a, b, top=20):
             for s in head.index]
     rest_syms = list(rest.index)
     rows.append(row(f"rest ({len(rest_syms)} symbols)", float(rest.sum()), "",
-                    np.nan, np.nan,
-                    float(per_rep[rest_syms].sum(axis=1).min()) if shared and rest_syms else np.nan,
-                    float(per_rep[rest_syms].sum(axis=1).max()) if shared and rest_syms else np.nan))
+                    np.nan, np.nan, *span(rest_syms)))
     for s in special:
         rows.append(row(s, delta[s], "", np.nan, np.nan, lo[s], hi[s]))
     total = float(delta.sum())
-    rows.append(row("total", total, "", np.nan, np.nan,
-                    float(per_rep.sum(axis=1).min()) if shared else np.nan,
-                    float(per_rep.sum(axis=1).max()) if shared else np.nan))
+    rows.append(row("total", total, "", np.nan, np.nan, *span(syms)))
     counted = float(np.mean(b.total) - np.mean(a.total))
     gap = abs(total - counted) / max(abs(counted), 1e-12)
     return pd.DataFrame(rows), dict(counted=counted, total=total, gap=gap,
@@ -264,7 +235,8 @@ def render(a, b, rows, summary):
     if note:
         out.append(note)
     out += ["", f"{'symbol':<40} {'part':<12} {'delta insn/IO':>14} {'of it copy':>11} "
-            f"{'calls/IO ' + a.label:>16} {'calls/IO ' + b.label:>16} {'µs/IO':>9}  range over reps"]
+            f"{'calls/IO ' + a.label:>16} {'calls/IO ' + b.label:>16} {'µs/IO':>9}  "
+            "range over reps"]
     for r in rows.itertuples():
         rng = (f"{_num(r.lo, 1, True)} .. {_num(r.hi, 1, True)}"
                if np.isfinite(r.lo) and np.isfinite(r.hi) else "")

@@ -1,32 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """The instruction counts of a job on an exact clock: the reader of the
-insnprof QEMU plugin (bench/qemu-plugin/insnprof.c) and its guest
-markers (guest/helpers/insnmark.c).
+insnprof QEMU plugin (bench/qemu-plugin/insnprof.c) and its guest marks
+(guest/helpers/insnmark.c). Files (missing: not measured, never zero):
 
-Files (missing means not measured, never zero):
-  BOOT/insnprof.txt      the plugin's windows, one a job: user and kernel
-                         instructions, per kernel symbol its instructions,
-                         calls and "rep movs" iterations, and (format 2)
-                         the bytes those iterations moved
-  JOB/insn-window        "open N NS" and "close N NS": the window's number
-                         and the guest clock at both ends
+  BOOT/insnprof.txt   a window a job: user and kernel instructions, per
+                      kernel symbol its instructions, calls and rep movs
+                      iterations, and (format 2) the bytes they moved
+  JOB/insn-window     "open N NS" and "close N NS": the window, the clock
 
-Under -icount shift=S every instruction takes 2^S ns of virtual time and a
-halted vCPU lets the clock jump, so a window's time is exactly its
-instructions times 2^S plus its idle time: what is counted is the whole
-time budget, user, kernel and idle, with nothing sampled.
-
-Kernel instructions are split into parts by symbol (PARTS, first match
-wins; "rep movs" iterations are taken out of every symbol into "copy"),
-so that the difference of two kernels per I/O says what a bounce costs:
-the copy, the bounce page, the clone, kmap, the completion, the lab's own
-instruments (tracing), and the rest.
+-> µs per I/O of the window (instructions x 2^S ns plus idle), by part of
+the kernel (PARTS by symbol, first match wins; every symbol's rep movs
+iterations are "copy"), and the counts per I/O (count_rows).
 """
 import os
 import re
 
-# (part, pattern of kernel symbols): the first that matches takes the
-# symbol. "copy" is not here: it is every symbol's rep movs iterations.
 PARTS = (
     # ^rb_ is the ring buffer's, less lib/rbtree's (the scheduler's and
     # the timers' trees); (?<!p)trace leaves ptrace out
@@ -50,8 +38,7 @@ PARTS = (
 COPY, OTHER = "copy", "other kernel"
 PART_NAMES = ("copy",) + tuple(p for p, _ in PARTS) + (OTHER,)
 _PATTERNS = tuple((p, re.compile(rx)) for p, rx in PARTS)
-# A bounced bio completes through one of these (every kernel with the
-# bounce code since 2.6): their calls count the bounces.
+# every bounced bio completes through one of these (since 2.6)
 BOUNCE_ENDS = ("bounce_end_io_read", "bounce_end_io_write")
 
 
@@ -68,10 +55,8 @@ def metric_key(part):
 
 def read_profile(path):
     """{window: {"user", "kernel", "syms": {name: (count, calls, copy)},
-    "copy_bytes": {name: bytes}}} of the closed windows, {} when the file
-    is missing or not insnprof's. "copy_bytes" (the bytes the symbol's rep
-    movs iterations moved) is there in format 2 files only: a format 1
-    file (before the plugin counted them) gives None, not a guess."""
+    "copy_bytes": {name: bytes} (None in a format 1 file)}} of the closed
+    windows, {} when the file is missing or not insnprof's."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
@@ -125,9 +110,8 @@ def boot_dir(jdir):
 
 
 def job_profile(jdir, cache=None):
-    """(window counts, window ns) of a job folder, or None when it was not
-    profiled. cache: a dict kept across the jobs of one run, so each
-    boot's profile is read once."""
+    """(window counts, window ns) of a job folder, or None. cache: a dict
+    kept across the jobs of a run (each boot's profile read once)."""
     win = read_window(os.path.join(jdir, "insn-window"))
     if win is None:
         return None
@@ -169,15 +153,14 @@ def job_rows(counts, window_ns, ios, ns_per_insn):
     return rows
 
 
-# The units that carry to another CPU: counts per I/O, not times.
+# the units that carry to another CPU: counts per I/O, not times
 COUNTS = ("insn_instructions_per_io", "insn_copy_iters_per_io", "insn_copy_bytes_per_io")
 
 
 def count_rows(counts, ios):
-    """[(metric, value)] of one window in counts per I/O: instructions
-    (user and kernel), the rep movs iterations among them, and the bytes
-    those iterations moved (a format 1 file, without bytes, gives no
-    bytes row: not measured, not 0)."""
+    """[(metric, value)] of one window in counts per I/O: instructions,
+    the rep movs iterations among them, and the bytes they moved (none
+    from a format 1 file)."""
     if not ios:
         return []
     rows = [("insn_instructions_per_io", (counts["user"] + counts["kernel"]) / ios),

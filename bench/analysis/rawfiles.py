@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Parsers for the files a run holds (boots.tsv, meta.json) and the files
-the guest writes per boot and per job (bench/guest-run, guest/init and
-its monitors, guest/monitors/).
-
-Every parser returns None (or an empty mapping) for a file that is missing
-or unreadable, so the caller decides what "absent" means; none of them
-turns a missing value into 0.
+"""Parsers for the files of a run (boots.tsv, meta.json) and those the
+guest writes per boot and job. A missing or unreadable file gives None (or
+an empty mapping), never a 0: the caller decides what "absent" means.
 """
 import json
 import os
@@ -26,30 +22,31 @@ def read_text(path):
         return None
 
 
-def read_boots(path):
-    """boots.tsv as a DataFrame (every column a string but boot and rep)."""
+def _read_tsv(path):
+    """A TSV, every column a string but boot and rep (Int64)."""
     df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-    missing = [c for c in BOOT_COLUMNS if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: missing columns {', '.join(missing)}")
-    for col in ("boot", "rep"):
-        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
-    return df
-
-
-def read_matrix(path):
-    """matrix.tsv (the runner's planned boots: boot variant kernel disk
-    pressure rep) as a DataFrame, or None when there is none."""
-    try:
-        df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
-    except (OSError, ValueError, pd.errors.EmptyDataError):
-        return None
-    if "boot" not in df.columns:
-        return None
     for col in ("boot", "rep"):
         if col in df.columns:
             df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
     return df
+
+
+def read_boots(path):
+    """boots.tsv as a DataFrame."""
+    df = _read_tsv(path)
+    missing = [c for c in BOOT_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: missing columns {', '.join(missing)}")
+    return df
+
+
+def read_matrix(path):
+    """matrix.tsv (the runner's planned boots), or None when there is none."""
+    try:
+        df = _read_tsv(path)
+    except (OSError, ValueError, pd.errors.EmptyDataError):
+        return None
+    return df if "boot" in df.columns else None
 
 
 def read_json(path):
@@ -63,11 +60,8 @@ def read_json(path):
 
 
 def read_fio(path):
-    """fio --output-format=json, or None.
-
-    fio may print notes ahead of the JSON in its output file: parse from the
-    first '{'.
-    """
+    """fio --output-format=json, or None (from the first '{': fio may
+    print notes ahead of it)."""
     text = read_text(path)
     if not text or "{" not in text:
         return None
@@ -77,15 +71,19 @@ def read_fio(path):
         return None
 
 
-def read_keyvalues(path):
-    """/proc/vmstat: "name value" lines -> {name: int}."""
-    text = read_text(path)
+def keyvalues(text):
+    """"name value" lines -> {name: int}; other lines are left out."""
     out = {}
     for line in (text or "").splitlines():
         parts = line.split()
         if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
             out[parts[0]] = int(parts[1])
     return out
+
+
+def read_keyvalues(path):
+    """/proc/vmstat -> {name: int}."""
+    return keyvalues(read_text(path))
 
 
 def read_meminfo(path):
@@ -104,13 +102,10 @@ PAGE_KB = 4
 
 def read_dose(path):
     """A pressure job's dose file (guest/init record_dose) -> {"lowfree_kb",
-    "highfree_kb" (its "LowFree:"/"HighFree:" lines), "<zone>_<min|low|high>_kb"
-    (its "Normal|HighMem min|low|high PAGES" lines, in kB), "hogs": {HOG:
-    {"settled", "target_kb"}} of its "HOG frozen ... target=N kB ..." lines
-    (settled: no word "unsettled"; a line that starts "frozen" is lowhog's,
-    from before both zones were regulated), "target": {"lowfree_kb",
-    "highfree_kb", "band_kb"} of its "target KEY=N ..." line ({} before
-    it)} for what is there; None without the file."""
+    "highfree_kb", "<zone>_<min|low|high>_kb" (its watermark lines, in kB),
+    "hogs": {HOG: {"settled", "target_kb"}} of its "HOG frozen ..." lines (a
+    line "frozen ...": lowhog's, from before both zones were held),
+    "target": {KEY: N} of its "target KEY=N ..." line ({} before it)}."""
     text = read_text(path)
     if text is None:
         return None
@@ -149,21 +144,14 @@ OCCUPANCY_KEYS = ("inflight", "peak", "allocated", "page_ns", "span_ns",
 
 def read_occupancy(path):
     """The job's bounce-occupancy file (the lab-bounce kernel counter):
-    {key: int} with every OCCUPANCY_KEYS key, "off" (not counted in this
-    job: the unprobed twin of a probed one), "absent" (no bounce code),
-    "missing" (no lab counter in this kernel), or None (no file, or not
-    well formed: not a count of 0)."""
+    {key: int} with every OCCUPANCY_KEYS key, "off" (the unprobed twin of
+    a probed job), "absent" (no bounce code), "missing" (no counter), or
+    None (no file, or not well formed)."""
     text = read_text(path)
     if text in ("off", "absent", "missing"):
         return text
-    if not text:
-        return None
-    out = {}
-    for line in text.splitlines():
-        words = line.split()
-        if len(words) == 2 and re.fullmatch(r"-?\d+", words[1]):
-            out[words[0]] = int(words[1])
-    return out if all(k in out for k in OCCUPANCY_KEYS) else None
+    out = keyvalues(text)
+    return out if text and all(k in out for k in OCCUPANCY_KEYS) else None
 
 
 _HIST_ENTRY = re.compile(r"^\{\s*dev:\s*(\d+)\s*\}\s*hitcount:\s*(\d+)"
@@ -171,11 +159,8 @@ _HIST_ENTRY = re.compile(r"^\{\s*dev:\s*(\d+)\s*\}\s*hitcount:\s*(\d+)"
 
 
 def read_bounce_hist(path):
-    """A hist trigger's output -> {"hits", "sectors", "dropped", "devs"}.
-
-    Hits and sectors are summed over every device the trigger saw (the job's
-    disk is the only one doing I/O while it runs). None when missing.
-    """
+    """A hist trigger's output -> {"hits", "sectors", "dropped", "devs"},
+    summed over its devices (only the job's disk does I/O), or None."""
     text = read_text(path)
     if text is None:
         return None
@@ -203,20 +188,15 @@ def read_bounce_hist(path):
 def read_labmon(path):
     """labmon.csv as a DataFrame; an empty cell stays NaN (not exposed)."""
     try:
-        df = pd.read_csv(path)
+        return pd.read_csv(path)
     except (OSError, ValueError, pd.errors.EmptyDataError):
         return None
-    return df
 
 
 def read_clocksource(dmesg_path):
     """The clocksource the guest kernel ended on, from its dmesg."""
-    last = None
-    for line in (read_text(dmesg_path) or "").splitlines():
-        m = re.search(r"Switched to clocksource (\S+)", line)
-        if m:
-            last = m.group(1)
-    return last
+    found = re.findall(r"Switched to clocksource (\S+)", read_text(dmesg_path) or "")
+    return found[-1] if found else None
 
 
 def read_uptime(path):
@@ -234,11 +214,9 @@ def _rate_iops(job, glob, d):
 
 
 def _late_pct(movers, d):
-    """The % of a steady reader's (or writer's) I/Os that took a
-    millisecond or more: the sum of fio's latency_ms buckets (each of them
-    1 ms and up). The buckets are per entry, all directions together, so
-    only where one entry (of movers, those that moved data this way) did,
-    and no other way; else None."""
+    """The % of a steady reader's (or writer's) I/Os of 1 ms or more (fio's
+    latency_ms buckets): they are per entry, all directions, so only where
+    one entry of movers moved data, and only this way; else None."""
     if len(movers) != 1:
         return None
     if any((movers[0].get(o) or {}).get("total_ios") for o in ("read", "write") if o != d):
@@ -248,18 +226,11 @@ def _late_pct(movers, d):
 
 
 def fio_directions(fio):
-    """Per direction that moved data: summed throughput and latency stats.
-
-    With several fio job entries IOPS/bandwidth/bytes add up and the mean
-    latencies are weighted by sample count; percentiles cannot be merged, so
-    they are kept only when a single entry moved data that way (a writer
-    and a reader side by side keep both). Latency is fio's three: slat
-    (submission), clat (completion) and lat (their sum, the whole I/O;
-    its percentiles only where the job sets lat_percentiles=1), and the
-    IOPS offered (rate_iops, None where not every entry had one) and, where
-    one was offered, the % of I/Os of 1 ms or more (late_pct). Times stay
-    in ns.
-    """
+    """Per direction that moved data: ios, iops, bw_bytes, io_bytes (summed
+    over fio's entries), the slat, clat and lat means (weighted by
+    samples; ns), percentiles and lat_percentiles (only where one entry
+    moved data that way: they cannot be merged), rate_iops (the offered
+    rate, None unless every entry had one) and late_pct."""
     jobs = (fio or {}).get("jobs") or []
     out = {}
     for d in ("read", "write"):
@@ -278,15 +249,12 @@ def fio_directions(fio):
             n = sum(c.get("N", 0) or 0 for c in stats)
             rec[f"{kind}_mean_ns"] = (sum(c.get("mean", 0) * c.get("N", 0)
                                           for c in stats) / n) if n else None
-            # one entry moved data this way (a writer beside a reader):
-            # its percentiles are the direction's
             movers = [c for p, c in zip(parts, stats) if (p.get("total_ios") or 0) > 0]
             pct = None
             if len(movers) == 1 and movers[0].get("N") and movers[0].get("percentile"):
                 pct = {float(k): float(v) for k, v in movers[0]["percentile"].items()}
             rec[f"{kind}_percentiles"] = pct
-        # the rate fio offered (rate_iops: "N" or "READ,WRITE"), where
-        # every entry that moved data this way was offered one
+        # rate_iops: "N" or "READ,WRITE"
         movers = [j for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
         rates = [_rate_iops(j, fio.get("global options") or {}, d) for j in movers]
         rec["rate_iops"] = sum(rates) if None not in rates else None
@@ -298,11 +266,8 @@ def fio_directions(fio):
 
 
 def fio_numjobs(fio):
-    """How many processes fio ran of the job's section (its numjobs), from
-    fio's own JSON, never from the job's name: every entry carries its
-    section's "job options" (each clone's entry without group_reporting,
-    the group's entry with it), else the file's "global options" hold it;
-    1 where neither sets it, the largest where sections differ."""
+    """The job's numjobs, from fio's JSON (each entry's "job options", else
+    "global options"): 1 where none sets it, the largest where they differ."""
     glob = ((fio or {}).get("global options") or {}).get("numjobs")
     out = 1
     for j in (fio or {}).get("jobs") or []:
@@ -315,10 +280,8 @@ _SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 
 
 def fio_shape(fio):
-    """{"rw", "bs", "iodepth"} of the job's first section as fio ran it (its
-    "job options", else the file's "global options"): rw as fio spells it
-    ("randread", "rw", ...), bs in bytes (the first of "4k", "4k,8k"),
-    iodepth an int; a key fio's JSON does not carry is absent."""
+    """{"rw", "bs", "iodepth"} of the job's first section as fio ran it
+    (rw as fio spells it, bs in bytes: the first of "4k,8k"), what is set."""
     glob = (fio or {}).get("global options") or {}
     jobs = (fio or {}).get("jobs") or [{}]
     opts = {**glob, **(jobs[0].get("job options") or {})}
@@ -336,8 +299,6 @@ def fio_shape(fio):
 def fio_cpu(fio):
     """usr/sys CPU % (mean over job entries) and context switches (sum)."""
     jobs = (fio or {}).get("jobs") or []
-    if not jobs:
-        return {}
     out = {}
     for key in ("usr_cpu", "sys_cpu"):
         vals = [float(j[key]) for j in jobs if key in j]

@@ -1,106 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Verdicts: exact permutation tests on log values, with the ratio's
-confidence interval inverted from the same test, Benjamini-Hochberg across
-the primary rows, and a minimum detectable effect from pooled noise.
+"""Verdicts: a run (tidy.Run) -> the verdict table (VERDICT_COLUMNS and
+RELEVANCE_COLUMNS), one row per metric, cell (disk, job, pressure) and
+pair of labels (A first in Run.labels' pair order), and per split half of
+a label on an exact clock.
 
-For every metric and cell (disk, job, pressure) and every pair of variant
-labels present in the cell, B is compared with A (A comes first in
-the run's pair order, Run.labels).
-
-Estimate. On log values: ratio = exp(mean log B - mean log A), the ratio of
-geometric means (with complete blocks, the geometric mean of the per-rep
-ratios B/A). median_a and median_b are the plain medians.
-
-Test. Two analyses, both exact permutation tests of "A and B are
-exchangeable", two-sided, statistic the difference of mean logs:
-- "unpaired": every relabelling of the n_a + n_b values (all
-  C(n_a + n_b, n_b) of them when there are at most EXACT_MAX, else
-  n_perm seeded random ones plus the observed one).
-- "paired by rep": boots run in blocks (A B C per rep), so the per-rep log
-  ratios d_i = log B_i - log A_i are tested by flipping their signs (all
-  2^n, or n_perm random ones above EXACT_MAX). Chosen only when every
-  value is in a complete block, the sign-flip test can reach ALPHA at all
-  (n >= 6), and pairing is expected to detect a smaller change: the
-  block-level spread var(log A_i + log B_i) and mean(d_i^2), which a
-  swap of A and B inside a block does not change (so the choice does not
-  bias the paired test), give the standard errors of both analyses;
-  pairing wins when (t_0.975 + t_0.80)(n - 1 df) * SE_paired is below
-  (t_0.975 + t_0.80)(2n - 2 df) * SE_unpaired. The analysis column says
-  which was used.
-p_value is the fraction of relabellings whose statistic is at least as
-far from 0 as the observed one. When no relabelling can reach ALPHA
-(3 against 3: min p = 0.1; 1 against any: 1) there is no verdict:
-"too few repetitions for a verdict (min p = ...)".
-
-Interval. The 95 % CI of the ratio is the set of shifts c for which the
-same test, run on log B - log c against log A, gives p > ALPHA (found by
-bisection; with n_a = n_b it is finite exactly when min p <= ALPHA). So the
-CI excludes 1 exactly when p_value <= ALPHA.
-
-Multiplicity. Families follow the report's questions: what a bounce
-costs an I/O (rows without extra pressure) and what it costs when memory
-is short (rows under a pressure level). In each, the primary rows
-(metrics.PRIMARY: one throughput, one latency tail, CPU per GiB and the
-lowmem floor of each job; the pressure jobs' own) form one family and the
-other rows, exploratory, a second; the control rows, primary or not, one
-more, so that adding controls never changes a kernel row's adjustment.
-One question's rows do not dilute another's: the cost question's
-usb-pio rows (4 reps, smallest p 0.029) once held back every pressure row
-at 5 reps (smallest p 0.0079; run 20261206-080728). p_adjusted
-is the Benjamini-Hochberg adjusted p within the row's family; a verdict
-(faster/slower, cheaper/costlier, higher/lower) needs p_adjusted <= ALPHA.
-The per-row CI is not adjusted: a row whose CI excludes 1 may still be "no
-significant difference" after the adjustment.
-
-Controls. A pair that cannot differ but by noise (roles.is_aa_pair: the same
-kernel under two labels, or baseline against bounce variant on a control
-disk) is a control row. Significant control rows are false positives.
-An A/A row (pair_kind "A/A") notes the seeds of its sides' boots
-(tidy._boot_seed): on an exact clock two boots of one kernel with one
-seed are one boot, so such a row says SAME_SEEDS and proves nothing.
-Split halves: on a disk whose numbers repeat (see Exact cells), for
-every label of a performance job (no probed twin) with odd and even reps,
-its odd reps against its even reps (a "LABEL[odd]", b "LABEL[even]",
-pair_kind "A/A", control), primary metrics only, by the same machinery
-as a pair of labels: an A/A of distinct seeds that needs no extra boot.
-On an exact clock the bound decides them from 1 rep a half (what the
-seed moves a cell by); where a label of the cell spreads beyond it, the
-test, which says "too few repetitions" below 4 reps a half. So on an
-exact clock they are the determinism check itself: they cannot differ
-where a pair of kernels was decided on the bound, and they fire where
-the test finds a difference.
-
-MDE (mde_pct). The change these reps would detect with 80 % power at the
-5 % level (per row, before adjustment): exp((t_0.975 + t_0.80) * s *
-sqrt(1/n_a + 1/n_b)) - 1 with s the within-variant standard deviation of
-the log values pooled over every variant of the cell (t with the pooled
-degrees of freedom); for a paired row s * sqrt(1/n) of the per-rep log
-ratios, n - 1 degrees of freedom. n/a (empty) when the values are tied or
-quantised (no spread, or fewer distinct values than half the values), when
-a value is 0 (no log), or when the test cannot reach ALPHA at this n.
-
-Values of 0 (counters that did not move): no logs, so the test runs on the
-raw values (the difference of means) and there is no CI for the ratio.
-
-Calibration (tests/analysis/test_calibration.py) measures, on synthetic
-lognormal data with a fixed seed, the per-row false-positive rate, the
-run-level false discovery rate and the power for a 10 % change at 5 % CV at
-DEFAULT_REPS repetitions a side, and prints the table.
-
-Exact cells. On a disk whose numbers repeat (run.exact_disks: an exact
-clock, I/O the guest completes; not usb-pio or virtio, whose I/O QEMU
-completes on host time), a performance job's metric whose values spread
-within the determinism bound on both sides, and on every other label of
-the cell (what the seed moves one kernel's cell by it may move
-another's), is not tested (determinism.py: instruction time makes them
-repeat to the digit): its ratio of medians is known to the bound, the
-interval is ratio / (1 + bound) to ratio * (1 + bound), and the verdict says a change
-when that excludes 1 (analysis "exact: bound ±X%", no p-value, outside the
-Benjamini-Hochberg families). Cells that spread more are tested as above.
-
-A bounce cost (a comparison on a bounce-candidate disk where one side runs
-the bounce variant) is only reported where that side's every job counted
-bounced bios (> 0); otherwise the row says "bounce path not exercised".
+A pair of deterministic cells is decided by the bound (determinism.py),
+any other by an exact permutation test on log values with its inverted
+CI, Benjamini-Hochberg per question and family, an MDE, and a relevance
+label against the smallest effect of interest. The method, and why, is
+bench/README.md's "Repetitions and verdicts".
 """
 import itertools
 import math
@@ -132,11 +40,10 @@ PAIRED_MIN = 6          # 2^(1-n) <= ALPHA: a sign-flip test can reach ALPHA
 BLOCK_RATIO = 4.0       # pair only when var(log A_i + log B_i) >= this * mean(d_i^2)
 QUANTISED = 0.5         # distinct values / values below this: quantised
 
-VERDICT_COLUMNS = ["metric", "unit", "disk", "job", "pressure", "a", "b",
-                   "pair_kind", "n_a", "n_b", "median_a", "median_b", "ratio",
-                   "ci_low", "ci_high", "mde_pct", "verdict", "note",
-                   "p_value", "p_adjusted", "primary", "slot", "analysis",
-                   "control"]
+VERDICT_COLUMNS = ["metric", "unit", "disk", "job", "pressure", "a", "b", "pair_kind",
+                   "n_a", "n_b", "median_a", "median_b", "ratio", "ci_low", "ci_high",
+                   "mde_pct", "verdict", "note", "p_value", "p_adjusted", "primary",
+                   "slot", "analysis", "control"]
 
 AA = "A/A"
 ODD, EVEN = "odd", "even"   # the halves of a split-half A/A row
@@ -157,28 +64,20 @@ def is_too_few(verdict):
     return isinstance(verdict, str) and verdict.startswith(TOO_FEW)
 
 
-# --- t quantiles (no scipy on Debian's python3 here) --------------------------
-
+# t quantiles: no scipy on Debian's python3 here
 def t_abs_cdf(t, df):
-    """P(|T| <= t) for Student's t with integer df >= 1 (the closed forms
-    for odd and even df)."""
+    """P(|T| <= t) for Student's t, integer df >= 1 (closed forms)."""
     if t <= 0:
         return 0.0
     th = math.atan(t / math.sqrt(df))
-    c2, sn = math.cos(th) ** 2, math.sin(th)
-    if df % 2 == 0:
-        term, total = 1.0, 1.0
-        for k in range(1, df // 2):
-            term *= c2 * (2 * k - 1) / (2 * k)
-            total += term
-        return sn * total
     if df == 1:
         return 2 * th / math.pi
+    c2, sn, odd = math.cos(th) ** 2, math.sin(th), df % 2
     term, total = 1.0, 1.0
-    for k in range(1, (df - 1) // 2):
-        term *= c2 * (2 * k) / (2 * k + 1)
+    for k in range(1, (df - odd) // 2):
+        term *= c2 * (2 * k - 1 + odd) / (2 * k + odd)
         total += term
-    return 2 / math.pi * (th + sn * math.cos(th) * total)
+    return 2 / math.pi * (th + sn * math.cos(th) * total) if odd else sn * total
 
 
 @lru_cache(maxsize=None)
@@ -198,28 +97,23 @@ def t_quantile(q, df):
 
 
 def power_factor(df):
-    """t_(1-ALPHA/2) + t_POWER at df: standard errors to the MDE."""
+    """t_(1-ALPHA/2) + t_POWER at df: from standard errors to the MDE."""
     return t_quantile(1 - ALPHA / 2, df) + t_quantile(POWER, df)
 
-
-# --- the permutation machinery (vectorised over trials) ------------------------
 
 @lru_cache(maxsize=64)
 def _subsets(n_a, n_b, n_perm, seed):
     """Indicator rows of the relabellings: which of the n_a + n_b pooled
     values (A first) are called B. The first row is the observed one."""
     n = n_a + n_b
+    obs = np.zeros((1, n))
+    obs[0, n_a:] = 1
     if math.comb(n, n_b) <= EXACT_MAX:
         rows = np.zeros((math.comb(n, n_b), n))
         for i, c in enumerate(itertools.combinations(range(n), n_b)):
             rows[i, list(c)] = 1
-        obs = np.zeros(n)
-        obs[n_a:] = 1
         return np.vstack([obs, rows[~(rows == obs).all(1)]]), True
-    rng = np.random.default_rng(seed)
-    keys = rng.random((n_perm, n)).argsort(1) < n_b
-    obs = np.zeros((1, n))
-    obs[0, n_a:] = 1
+    keys = np.random.default_rng(seed).random((n_perm, n)).argsort(1) < n_b
     return np.vstack([obs, keys.astype(float)]), False
 
 
@@ -227,16 +121,27 @@ def _subsets(n_a, n_b, n_perm, seed):
 def _signs(n, n_perm, seed):
     """Sign-flip rows (the first is the observed, all +1)."""
     if 2 ** n <= EXACT_MAX:
-        s = np.array(list(itertools.product((1.0, -1.0), repeat=n)))
-        return s, True
-    rng = np.random.default_rng(seed)
-    s = rng.choice((1.0, -1.0), size=(n_perm, n))
+        return np.array(list(itertools.product((1.0, -1.0), repeat=n))), True
+    s = np.random.default_rng(seed).choice((1.0, -1.0), size=(n_perm, n))
     return np.vstack([np.ones((1, n)), s]), False
 
 
 def _tol(*arrays):
     scale = max(float(np.nanmax(np.abs(a))) if np.size(a) else 0.0 for a in arrays)
     return 1e-9 * max(scale, 1e-300)
+
+
+def _share(z, n_rows, stat, tol=1):
+    """Per row of z, the share of the statistics stat(rows of z) (T,
+    n_rows), the observed first, at least as far from 0 as the observed:
+    CHUNK statistics at a time."""
+    out = np.empty(len(z))
+    step = max(1, CHUNK // n_rows)
+    for i in range(0, len(z), step):
+        zc = z[i:i + step]
+        st = stat(zc)
+        out[i:i + step] = (st >= st[:, :1] - _tol(zc) * tol).mean(1)
+    return out
 
 
 def unpaired_p(xa, xb, shift=0.0, n_perm=N_PERM, seed=SEED):
@@ -246,16 +151,11 @@ def unpaired_p(xa, xb, shift=0.0, n_perm=N_PERM, seed=SEED):
     n_a, n_b = xa.shape[1], xb.shape[1]
     sub, _ = _subsets(n_a, n_b, n_perm, seed)
     shift = np.broadcast_to(np.asarray(shift, float), (xa.shape[0],))
-    z = np.concatenate([xa, xb - shift[:, None]], axis=1)
-    out = np.empty(len(z))
-    step = max(1, CHUNK // len(sub))
-    for i in range(0, len(z), step):
-        zc = z[i:i + step]
-        tot = zc.sum(1, keepdims=True)
+
+    def stat(zc):
         sb = zc @ sub.T
-        stat = np.abs(sb / n_b - (tot - sb) / n_a)
-        out[i:i + step] = (stat >= stat[:, :1] - _tol(zc)).mean(1)
-    return out
+        return np.abs(sb / n_b - (zc.sum(1, keepdims=True) - sb) / n_a)
+    return _share(np.concatenate([xa, xb - shift[:, None]], axis=1), len(sub), stat)
 
 
 def paired_p(d, shift=0.0, n_perm=N_PERM, seed=SEED):
@@ -263,14 +163,7 @@ def paired_p(d, shift=0.0, n_perm=N_PERM, seed=SEED):
     d = np.atleast_2d(d)
     sg, _ = _signs(d.shape[1], n_perm, seed)
     shift = np.broadcast_to(np.asarray(shift, float), (d.shape[0],))
-    x = d - shift[:, None]
-    out = np.empty(len(x))
-    step = max(1, CHUNK // len(sg))
-    for i in range(0, len(x), step):
-        xc = x[i:i + step]
-        stat = np.abs(xc @ sg.T)
-        out[i:i + step] = (stat >= stat[:, :1] - _tol(xc) * d.shape[1]).mean(1)
-    return out
+    return _share(d - shift[:, None], len(sg), lambda xc: np.abs(xc @ sg.T), d.shape[1])
 
 
 def min_p(n_a, n_b, paired=False, n_perm=N_PERM, seed=SEED):
@@ -284,7 +177,7 @@ def min_p(n_a, n_b, paired=False, n_perm=N_PERM, seed=SEED):
 
 def choose_paired(xa, xb):
     """For each row of complete blocks xa, xb (T, n): True where pairing is
-    expected to detect a smaller change (see the module docstring)."""
+    expected to detect a smaller change (bench/README.md)."""
     xa, xb = np.atleast_2d(xa), np.atleast_2d(xb)
     n = xa.shape[1]
     if n < PAIRED_MIN:
@@ -299,9 +192,8 @@ def choose_paired(xa, xb):
 
 
 def test_pvalues(xa, xb, blocked=True, n_perm=N_PERM, seed=SEED):
-    """(p, paired) for each row of xa, xb (T, n_a / n_b, on the log scale):
-    the analysis verdicts() runs. blocked: column i of xa and xb are the
-    same rep (then pairing may be chosen)."""
+    """(p, paired) for each row of xa, xb (T, n_a / n_b, log scale), as
+    verdicts() tests; blocked: column i of both is one rep."""
     xa, xb = np.atleast_2d(xa), np.atleast_2d(xb)
     p = unpaired_p(xa, xb, 0.0, n_perm, seed)
     paired = np.zeros(len(p), bool)
@@ -317,16 +209,8 @@ def bh_adjust(p):
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
-    m = int(ok.sum())
-    if not m:
-        return out
-    pv = p[ok]
-    order = np.argsort(pv, kind="stable")
-    adj = pv[order] * m / np.arange(1, m + 1)
-    adj = np.minimum.accumulate(adj[::-1])[::-1]
-    res = np.empty(m)
-    res[order] = np.minimum(adj, 1.0)
-    out[ok] = res
+    if ok.any():
+        out[ok] = bh_adjust_rows(p[ok][None])[0]
     return out
 
 
@@ -384,33 +268,26 @@ def _ratio(num, den):
     return np.where((num == 0) & (den == 0), 1.0, r)
 
 
-def _boot_medians(rng, x, n_boot):
-    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
-    return np.median(x[idx], axis=1)
-
-
 def median_ci(x, n_boot=N_BOOT, seed=SEED, level=LEVEL):
     """Median of x and its percentile bootstrap CI (for bar whiskers)."""
     x = np.asarray(x, dtype=float)
     if len(x) < MIN_REPS:
         return float(np.median(x)), np.nan, np.nan
-    m = _boot_medians(np.random.default_rng(seed), x, n_boot)
+    idx = np.random.default_rng(seed).integers(0, len(x), size=(n_boot, len(x)))
+    m = np.median(x[idx], axis=1)
     tail = (1 - level) / 2 * 100
     return (float(np.median(x)), float(np.percentile(m, tail)),
             float(np.percentile(m, 100 - tail)))
 
 
+# the verdict words of a change up and down, by the metric's kind
+WORDS = {M.THROUGHPUT: ("faster", "slower"), M.LATENCY: ("slower", "faster"),
+         M.COST: ("costlier", "cheaper")}
+
+
 def word(metric, up):
     """The verdict word for a significant change of B against A."""
-    k = M.kind(metric)
-    if k == M.THROUGHPUT:
-        return "faster" if up else "slower"
-    if k == M.LATENCY:
-        return "slower" if up else "faster"
-    if k == M.COST:
-        return "costlier" if up else "cheaper"
-    return "higher" if up else "lower"
-
+    return WORDS.get(M.kind(metric), ("higher", "lower"))[0 if up else 1]
 
 
 def bounce_check(cell_jobs):
@@ -430,11 +307,9 @@ def bounce_check(cell_jobs):
 
 
 def bounce_exercised(cell_jobs):
-    """Whether jobs prove the bounce path ran: there are measured (ok)
-    jobs and every one counted bounced bios (> 0). The one rule of "bounce
-    path exercised": the verdicts (bounce_check), the report's first
-    lines (report.bounce_status) and bench/compare's console summary
-    (bounce_summary.py) all ask it."""
+    """Whether jobs prove the bounce path ran: measured (ok) jobs, each of
+    which counted bounced bios (> 0). The one rule the verdicts, the report
+    and the console summary ask."""
     ok = cell_jobs[cell_jobs["state"] == "ok"]
     return not ok.empty and bounce_check(ok) is None
 
@@ -443,17 +318,15 @@ def _missing_reason(label, side_jobs, metric):
     """Why a side has no value for a metric."""
     ok = side_jobs[side_jobs["state"] == "ok"]
     if ok.empty:
-        reasons = sorted(set(side_jobs["reason"]))
-        states = sorted(set(side_jobs["state"]))
-        return f"{label}: {'/'.join(states)} ({'; '.join(reasons)})"
+        return (f"{label}: {'/'.join(sorted(set(side_jobs['state'])))} "
+                f"({'; '.join(sorted(set(side_jobs['reason'])))})")
     if metric in M.BOUNCE_METRICS and (ok["bounce_trace"] == "absent").all():
         return f"{label}: no block_bio_bounce tracepoint (bounce code removed)"
     return f"{label}: kernel does not expose this metric"
 
 
 def _clock_note(metric, ja, jb):
-    clocks_a = set(ja["clocksource"].dropna())
-    clocks_b = set(jb["clocksource"].dropna())
+    clocks_a, clocks_b = set(ja["clocksource"].dropna()), set(jb["clocksource"].dropna())
     notes = []
     if clocks_a and clocks_b and clocks_a != clocks_b:
         notes.append(f"clocksources differ ({'/'.join(sorted(clocks_a))} vs "
@@ -483,8 +356,7 @@ def _spread(groups):
 
 
 def mde_pct(sd, df, n_a, n_b, paired=False):
-    """The MDE in % (see the module docstring); NaN when it cannot be
-    given."""
+    """The MDE in % (bench/README.md); NaN when it cannot be given."""
     if not np.isfinite(sd) or sd <= 0 or df < 1:
         return np.nan
     se = sd * (math.sqrt(1 / n_a) if paired else math.sqrt(1 / n_a + 1 / n_b))
@@ -493,13 +365,11 @@ def mde_pct(sd, df, n_a, n_b, paired=False):
 
 def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
             blocks_b=None, pooled=None):
-    """Statistics of one pair: dict of the verdict columns (the verdict is
-    per row, p_value <= ALPHA; verdicts() adjusts it).
-
-    blocks_a/blocks_b: the rep of each value; when both sides hold one
-    value per rep of the same reps, pairing may be chosen. pooled: (sd,
-    df, quantised) of the cell's log values for the MDE (default: these
-    two sides)."""
+    """Statistics of one pair: dict of the verdict columns (the verdict per
+    row, p_value <= ALPHA; verdicts() adjusts it). blocks_a/blocks_b: the
+    rep of each value (one value per rep of the same reps a side: pairing
+    may be chosen); pooled: (sd, df, quantised) of the cell's log values
+    for the MDE (default: these two sides)."""
     a_vals = np.asarray(a_vals, dtype=float)
     b_vals = np.asarray(b_vals, dtype=float)
     n_a, n_b = len(a_vals), len(b_vals)
@@ -528,58 +398,46 @@ def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
     paired = bool(blocked and choose_paired(xa[None], xb[None])[0])
     floor = min_p(n_a, n_b, paired, n_boot, seed)
     out["analysis"] = PAIRED if paired else UNPAIRED
+    d = xb - xa if paired else None
+
+    def pfun(c):
+        return float((paired_p(d[None], c, n_boot, seed) if paired else
+                      unpaired_p(xa[None], xb[None], c, n_boot, seed))[0])
     if floor > ALPHA:
-        if n_a > 0 and n_b > 0 and n_a + n_b > 2:
-            pp = (paired_p((xb - xa)[None], 0.0, n_boot, seed) if paired else
-                  unpaired_p(xa[None], xb[None], 0.0, n_boot, seed))
-            out["p_value"] = float(pp[0])
+        if n_a + n_b > 2:
+            out["p_value"] = pfun(0.0)
         out["verdict"] = f"{TOO_FEW} (min p = {floor:.2g})"
         out["note"] = (f"{n_a} against {n_b} repetitions: no relabelling reaches "
                        f"p <= {ALPHA:g}")
         return out
-    if paired:
-        d = xb - xa
-        def pfun(c):
-            return float(paired_p(d[None], c, n_boot, seed)[0])
-        est = float(d.mean())
-    else:
-        def pfun(c):
-            return float(unpaired_p(xa[None], xb[None], c, n_boot, seed)[0])
-        est = float(xb.mean() - xa.mean())
-    p = pfun(0.0)
-    out["p_value"] = p
+    est = float(d.mean()) if paired else float(xb.mean() - xa.mean())
+    p = out["p_value"] = pfun(0.0)
     if logs is not None:
         scale = float(np.std(np.concatenate([xa - xa.mean(), xb - xb.mean()])))
         scale = max(scale, abs(est) * 1e-3, 1e-9) / math.sqrt(min(n_a, n_b))
         lo, hi = _invert(pfun, est, scale)
         out["ci_low"], out["ci_high"] = float(np.exp(lo)), float(np.exp(hi))
         if paired:
-            sd = float(np.std(xb - xa, ddof=1))
-            q = len(np.unique(np.round(xb - xa, 12))) < QUANTISED * n_a
-            sd, df, quant = sd, n_a - 1, q
+            sd, df = float(np.std(d, ddof=1)), n_a - 1
+            quant = len(np.unique(np.round(d, 12))) < QUANTISED * n_a
         else:
             sd, df, quant = pooled if pooled is not None else _spread([xa, xb])
         if not quant:
             out["mde_pct"] = mde_pct(sd, df, n_a, n_b, paired)
     else:
         out["note"] = "values of 0: tested on raw values, no CI for the ratio"
-    if p <= ALPHA and est != 0:
-        out["verdict"] = word(metric, est > 0)
-    else:
-        out["verdict"] = NO_DIFF
+    out["verdict"] = word(metric, est > 0) if p <= ALPHA and est != 0 else NO_DIFF
     return out
 
 
 def exact_compare(metric, a_vals, b_vals, bound):
-    """compare()'s columns for a pair of deterministic cells (see the
-    module docstring)."""
+    """compare()'s columns for a pair of deterministic cells."""
     r = D.compare(a_vals, b_vals, bound)
-    up = r["ratio"] > 1
     return dict(n_a=len(a_vals), n_b=len(b_vals),
                 median_a=float(np.median(a_vals)), median_b=float(np.median(b_vals)),
                 ratio=r["ratio"], ci_low=r["ci_low"], ci_high=r["ci_high"],
                 mde_pct=r["mde_pct"], p_value=np.nan, analysis=r["analysis"],
-                verdict=word(metric, up) if r["changed"] else NO_DIFF,
+                verdict=word(metric, r["ratio"] > 1) if r["changed"] else NO_DIFF,
                 note=(f"exact clock: {len(a_vals)} and {len(b_vals)} reps spread "
                       f"{D.spread_pct(a_vals):.2g}% and {D.spread_pct(b_vals):.2g}%"))
 
@@ -597,14 +455,13 @@ def split_label(label, half):
 
 
 def is_split(df):
-    """The split-half A/A rows of a verdict table (see the module docstring)."""
+    """The split-half A/A rows of a verdict table."""
     return df["a"].astype(str).str.endswith(split_label("", ODD))
 
 
 def _seed_note(seeds, sa, sb, exact):
     """The seeds ({boot: seed}) of both sides of an A/A row; on an exact
-    clock two boots of one kernel with one seed are one boot, so a shared
-    seed says so."""
+    clock two boots of one kernel and seed are one boot: said."""
     a, b = ({int(seeds[x]) for x in side["boot"] if pd.notna(seeds.get(x))} for side in (sa, sb))
     text = f"seeds {', '.join(map(str, sorted(a)))} against {', '.join(map(str, sorted(b)))}"
     if not a & b:
@@ -613,11 +470,8 @@ def _seed_note(seeds, sa, sb, exact):
 
 
 def verdicts(run, n_boot=N_PERM, min_effect=None):
-    """One row per metric, cell and pair of variant labels, and per split
-    half of a label on an exact clock (see the module docstring), with
-    Benjamini-Hochberg adjusted p-values (adjust()), the verdicts they
-    allow and their relevance (min_effect: overrides of the smallest
-    effect of interest, see relevance())."""
+    """The verdict table of a run (the module docstring), adjusted
+    (adjust()) and labelled (relevance(); min_effect: its overrides)."""
     rows = []
     kernels = run.kernels
     jobs = run.jobs
@@ -629,8 +483,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
     seeds = dict(zip(run.boots["boot"], run.boots["seed"]))
     cells = sorted(set(map(tuple, jobs[["disk", "job", "pressure"]].to_numpy())) |
                    set(map(tuple, tidy[["disk", "job", "pressure"]].to_numpy())))
-    # each table split by cell once (filtering it per cell took most of
-    # the analysis' time)
+    # split by cell once: filtering per cell took most of the time
     key = ["disk", "job", "pressure"]
     job_cells = {k: g for k, g in jobs.groupby(key, sort=False)}
     tidy_cells = {k: g for k, g in tidy.groupby(key, sort=False)}
@@ -642,10 +495,8 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
         cell = tidy_cells.get((disk, job, pressure), tidy.iloc[:0])
         cell_metrics = sorted(set(cell["metric"]), key=M.order)
         primary = {m: slot for slot, m in M.primary_metrics(job, cell_metrics).items()}
-        # in rep order once: a side's values are picked from it in order
-        # ((rep, boot) is one value of a label)
+        # each metric's values by label, in (rep, boot) order
         by_metric = {m: g.sort_values(["rep", "boot"]) for m, g in cell.groupby("metric")}
-        # and each metric's values by label
         by_label = {m: dict(tuple(g.groupby("variant", sort=False))) for m, g in by_metric.items()}
         empty = cell.iloc[:0]
         pooled = {}
@@ -654,10 +505,8 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
             logs = _logs(*[x for x in groups if len(x)])
             pooled[metric] = _spread(logs) if logs else (np.nan, 0, False)
         exact = disk in exact_disks
-        # the bound decides a cell's pairs only where no label's reps spread
-        # beyond it: what the seed moves one kernel's cell by it may move
-        # another's (run 20261206-055026: pre's 1 MiB reads 1.5 % apart
-        # between two seeds, pre-fixed's 0.16 %)
+        # the bound decides only where no label's reps spread beyond it:
+        # what the seed moves one kernel's cell by it may move another's
         repeats = {m: not any(len(g) >= D.MIN_REPS and
                               not D.is_deterministic(g["value"], D.metric_bound(m, bound, disk))
                               for g in by_label[m].values())
@@ -665,10 +514,9 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
 
         def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics,
                  halves=False):
-            """The rows of one pair: pick_a/pick_b give a side's rows of
-            a metric, in rep order. halves: a label's split halves, where on an
-            exact clock one rep a side is the control itself (does the
-            seed move the cell beyond the bound?), not a sample too small."""
+            """The rows of one pair: pick_a/pick_b give a side's rows of a
+            metric. halves: a label's split halves, where one rep a side
+            is the question itself (what the seed moves), not too few."""
             def exact_side(v, mbound):
                 return D.is_deterministic(v, mbound) or (halves and len(v) == 1)
 
@@ -739,8 +587,7 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                  AA, True, None, [m for m in cell_metrics if m in primary and
                                   all(len(f(m)) for f in half.values())],
                  halves=True)
-    df = pd.DataFrame(rows, columns=VERDICT_COLUMNS + ["_up"])
-    return relevance(adjust(df), min_effect)
+    return relevance(adjust(pd.DataFrame(rows, columns=VERDICT_COLUMNS)), min_effect)
 
 
 def question(df):
@@ -753,10 +600,9 @@ def question(df):
 
 def adjust(df):
     """p_adjusted within each question's primary and exploratory family
-    and the control family, and the verdicts: a per-row significant
-    verdict that does not survive the adjustment becomes "no significant
-    difference"."""
-    df = df.drop(columns=["_up"], errors="ignore").copy()
+    and the control family; a significant verdict that does not survive
+    it becomes NO_DIFF."""
+    df = df.copy()
     df["p_adjusted"] = np.nan
     family = np.where(df["control"].astype(bool), "control",
                       question(df) + ":" + df["primary"].astype(str))
@@ -773,16 +619,12 @@ def adjust(df):
     return df[VERDICT_COLUMNS]
 
 
-# --- relevance: a label on whatever verdict, ratio and CI a row has ---------
-
+# relevance: a label on whatever verdict, ratio and CI a row has
 RELEVANT, NEGLIGIBLE = "relevant", "negligible"
 NO_DIFFERENCE, TOO_FEW_REPS = "no difference", "too few repetitions"
-# No significant difference and a CI within ±the smallest effect of
-# interest: whatever the change is, it is smaller than one that matters.
+# not significant, its CI within ±the smallest effect of interest
 EQUIVALENT = "no relevant difference"
-# A row whose own CI excludes 1 but whose adjusted p is above ALPHA: a
-# difference this row alone would call, that the run's number of rows does
-# not let through. Neither "no difference" nor "below the noise".
+# a difference this row alone would call, that the adjustment does not let through
 NOT_ADJUSTED = "not significant after adjustment (its own CI excludes 1)"
 RELEVANCE_COLUMNS = ["relevance", "min_effect_pct"]
 
@@ -820,21 +662,15 @@ def is_decided(label):
 
 
 def effect_pct(ratio):
-    """|B/A - 1| in %: the size compared with the smallest effect of
-    interest (inf when the ratio is unknown, so it is never hidden)."""
+    """|B/A - 1| in % (inf when the ratio is unknown: never hidden)."""
     r = float(ratio) if ratio is not None else np.nan
     return 100 * abs(r - 1) if np.isfinite(r) else np.inf
 
 
 def relevance(df, min_effect=None):
-    """df with RELEVANCE_COLUMNS: "relevant" (significant and at least the
-    metric's smallest effect of interest, metrics.min_effect), "negligible"
-    (significant, below it), "no relevant difference (CI within ±X%)" (not
-    significant, its CI within ±that effect: an equivalence), "no
-    difference, could detect ±X%", "too few repetitions", or "" (no data,
-    bounce path not exercised). Applied after adjust(), to whatever
-    verdict a row has: the statistics stay as they are, this only says
-    whether a verdict matters."""
+    """df with RELEVANCE_COLUMNS: whether each row's verdict matters
+    against its metric's smallest effect of interest (metrics.min_effect);
+    "" without data or where the bounce path was not exercised."""
     df = df.copy()
     levels = df["pressure"] if "pressure" in df else [None] * len(df)
     df["min_effect_pct"] = [M.min_effect(m, min_effect, p) for m, p in zip(df["metric"], levels)]
@@ -876,16 +712,14 @@ def controls(df):
 
 
 def ci_check(verdicts, target_pct):
-    """(narrow: bool, rows): whether every primary, non-control row that
-    can be compared has a 95 % CI half-width <= target_pct % (half the
-    log-width of the CI, as a percentage); rows are the primary rows by
-    half-width, widest first (inf: no CI yet, too few repetitions)."""
+    """(narrow, rows): whether every primary, non-control row that can be
+    compared has a CI half-width (half its log-width, %) <= target_pct;
+    rows by half-width, widest first (inf: no CI yet)."""
     if verdicts.empty:
         return False, verdicts.assign(half_width_pct=[])
     v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool) &
                  ~verdicts["verdict"].isin([NO_DATA, NOT_EXERCISED])].copy()
-    zeros = v["note"].str.contains("values of 0", regex=False)
-    v = v[~zeros]
+    v = v[~v["note"].str.contains("values of 0", regex=False)]
     with np.errstate(divide="ignore", invalid="ignore"):
         half = np.expm1((np.log(v["ci_high"]) - np.log(v["ci_low"])) / 2) * 100
     v["half_width_pct"] = half.fillna(np.inf)
@@ -894,11 +728,8 @@ def ci_check(verdicts, target_pct):
 
 
 def bounce_summary(run):
-    """Per variant, disk, job and pressure: how bounces were seen.
-
-    Columns: variant, disk, job, pressure, jobs, counted, bounces (sum),
-    trace ("counted", "absent", ...).
-    """
+    """Per variant, disk, job and pressure: jobs, counted, bounces (sum)
+    and trace ("counted", "absent", ...)."""
     ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
     rows = []
     if ok.empty:

@@ -1,21 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
-"""A raw run folder -> tidy tables.
+"""A raw run folder -> a Run (load_run) with its tidy tables:
 
-  tidy         one row per (variant, disk, job, pressure, rep, boot, metric)
-  jobs         one row per job folder, measured or not, with its state and
-               whether bounces could be counted on its kernel
-  percentiles  fio clat percentile curves (for the latency plots)
-  excluded     failed boots, skipped and failed jobs, and jobs whose dose
-               was off its band: listed, never dropped silently
+  tidy         one row per (variant, disk, job, pressure, rep, boot, metric);
+               a metric the kernel does not expose has no row, never a 0
+  jobs         one row per job folder, measured or not, with its state
+  percentiles  fio clat percentile curves
+  excluded     failed boots, skipped and failed jobs, jobs off their dose
 
-A metric the kernel does not expose gets no row at all, never a 0.
-
-Besides fio's own figures, a job's metrics come from the readers of the
-guest's monitors (monitors/, one per guest/monitors/NN-NAME.sh): this
-module runs them all and knows none of their files. On the within-boot
-pseudo-disk "A/B" of a bounce candidate and its control it adds their
-ratios (the "ratio" metrics) and, from the count, what the bounce adds
-(COUNTED_COSTS: per byte, per bounce, the copy, the bytes copied).
+A job's metrics are fio's and its monitors' (monitors/ runs the readers).
+The within-boot pseudo-disk "A/B" of a bounce candidate and its control
+gets their ratios and, counted, what the bounce adds (COUNTED_COSTS).
 """
 import os
 import re
@@ -39,24 +33,20 @@ MIB = 1 << 20
 # a pressure job's dose file (rawfiles.read_dose) -> its metrics
 DOSE_METRICS = {"lowfree_kb": "dose_lowfree_kb", "highfree_kb": "dose_highfree_kb",
                 "normal_min_kb": "dose_normal_min_kb", "highmem_min_kb": "dose_highmem_min_kb"}
-# How far a dose may be off its target in either zone, where the run's
-# lab.conf has no dose_band_kb (a run from before it).
+# a dose's band in either zone where lab.conf has no dose_band_kb (older runs)
 DOSE_BAND_KB = 512
 
-TIDY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot",
-                "metric", "value", "unit"]
 KEY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot"]
+TIDY_COLUMNS = KEY_COLUMNS + ["metric", "value", "unit"]
 EXCLUDED_COLUMNS = ["kind", "boot", "variant", "disk", "pressure", "rep",
                     "job", "reason", "dir"]
 
 
 class RunError(Exception):
-    """The folder is not a usable run (missing, empty, no boots.tsv, not
-    upgraded)."""
+    """The folder is not a usable run (missing, empty, not upgraded)."""
 
 
-# What meta.json says of the run's facts (resolve()); bench/upgrade-run
-# writes them into a run from before them, and its lab.conf.
+# meta.json's facts of the run (bench/upgrade-run writes them into older runs)
 UPGRADED = ("roles", "disk_roles", "disk_clocks", "guest_bounds")
 
 
@@ -123,8 +113,7 @@ class Run:
 
 
 def _kernel_info(build):
-    """What identifies the kernel a boot ran: two labels with the same
-    bzImage hash are the same kernel (an A/A pair)."""
+    """What identifies a boot's kernel: one bzImage hash, one kernel (A/A)."""
     return {
         "base_variant": build.get("variant"),
         "stacks": build.get("stacks"),
@@ -135,9 +124,8 @@ def _kernel_info(build):
 
 
 def _boot_seed(b, bdir):
-    """The seed a boot ran with (bench/guest-run -S, plan BL_SEED): boots.tsv's
-    "seed", else the plan guest/init copied into its results, else its rep
-    (what the runner gave before copies of a label had seeds of their own)."""
+    """The seed a boot ran with (plan BL_SEED): boots.tsv's "seed", else the
+    plan in its results, else its rep (before copies had seeds of their own)."""
     s = str(getattr(b, "seed", "") or "")
     if not s.isdigit() and bdir:
         m = re.search(r"^BL_SEED=(\d+)$", R.read_text(os.path.join(bdir, "guest", "plan")) or "",
@@ -148,8 +136,7 @@ def _boot_seed(b, bdir):
 
 def _job_name(jobdir_name, what):
     """(disk, job) from the "what" file ("usb-pio lat-randread-4k-qd1.fio",
-    "... probe" for a probed twin); ("unknown", the folder's name) when
-    the guest wrote none."""
+    "... probe": a probed twin); ("unknown", the folder's name) without."""
     parts = (what or "").split()
     if len(parts) < 2:
         return "unknown", jobdir_name
@@ -162,15 +149,11 @@ def _job_name(jobdir_name, what):
 
 
 def dose_check(dose, lab, level):
-    """({zone: kB its dose is off its target} of "highfree"/"lowfree", and
-    why the job is off band, "" when it is not) of a dose
-    (rawfiles.read_dose) under lab's pressure level. A zone is checked
-    where it was held (LowFree: lowhog's; HighFree: a non-zero target,
-    or a "full" level in a dose file from before the target line), against the
-    target line, else the level's: LowFree its MiB (lowhog's own target
-    for a level of "-"), HighFree the HighMem high watermark plus
-    highfree_target_mb. Off band: beyond lab.conf's dose_band_kb in
-    either zone."""
+    """({zone: kB off its target} of "highfree"/"lowfree", why the job is
+    off band or "") of a dose (rawfiles.read_dose) under lab's level. A
+    zone is checked where it was held, against the target line, else the
+    level's (bench/README.md, "Memory pressure"; LowFree: lowhog's own
+    target for a level of "-")."""
     lvl = ((lab or {}).get("pressure") or {}).get(level, {})
     hogs, tgt = dose["hogs"], dict(dose["target"])
     if "lowhog" not in hogs:
@@ -196,32 +179,24 @@ def dose_check(dose, lab, level):
         if abs(v - t) > band:
             why.append(f"{name} {v:,} kB, {abs(v - t):,} kB {'under' if v < t else 'over'} "
                        f"its target {t:,} kB (band ±{band:,} kB)")
-    # a hog that froze "unsettled" gave up on its own, tighter band: the
-    # job is measured where its dose is within the level's band all the
-    # same (job_metrics warns), and the reason says it where it is not
+    # a hog "unsettled" gave up on its own, tighter band: said where off band
     why += [f"{h} unsettled" for h, x in hogs.items() if why and not x["settled"]]
     return off, ("dose off band: " + "; ".join(why) if why else "")
 
 
 def job_metrics(jdir, boot=None, rel=None, pressure=None):
-    """Metrics of one measured job folder: fio's, then every monitor
-    reader's (monitors/), in the readers' order.
-
-    Returns (rows, info, curves): rows is [(metric, value)], info the
-    job's columns of the job table (its class, the readers' states) and
-    its "warnings", curves is [(direction, percentile, clat_us)].
-    boot is the monitors.Boot it ran in (default: the boot folder the job
-    folder is in, read without the run's lab.conf, so without what only
-    an exact clock measures); rel names the job in warnings; pressure
-    the level it ran under (info "dose_off": why its dose is off band).
-    """
+    """(rows [(metric, value)], info, curves [(direction, percentile,
+    clat_us)]) of one measured job folder: fio's metrics, then the monitor
+    readers'. info: its job-table columns and "warnings". boot: the
+    monitors.Boot (default: the folder the job is in, without lab.conf, so
+    without what only an exact clock measures); rel names the job in
+    warnings; pressure its level (info "dose_off": why off band)."""
     job = MON.Job(jdir, boot, rel)
     rows, curves = [], []
     fio = job.fio
-    cls = R.read_text(os.path.join(jdir, "class")) or "performance"
+    cls = job.text("class") or "performance"
     for d, rec in job.directions.items():
-        rows.append((f"{d}_iops", rec["iops"]))
-        rows.append((f"{d}_bw", rec["bw_bytes"]))
+        rows += [(f"{d}_iops", rec["iops"]), (f"{d}_bw", rec["bw_bytes"])]
         if rec["rate_iops"]:
             rows.append((f"{d}_iops_offered_pct", 100 * rec["iops"] / rec["rate_iops"]))
         if rec.get("late_pct") is not None:
@@ -233,8 +208,7 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
             for name, key in M.PERCENTILE_KEYS.items():
                 if float(key) in (pcts or {}):
                     rows.append((f"{d}_{kind}_{name}_us", pcts[float(key)] / 1000.0))
-        pct = rec["percentiles"] or {}
-        curves += [(d, p, v / 1000.0) for p, v in sorted(pct.items())]
+        curves += [(d, p, v / 1000.0) for p, v in sorted((rec["percentiles"] or {}).items())]
     cpu = R.fio_cpu(fio)
     for key, metric in (("usr_cpu", "cpu_usr_pct"), ("sys_cpu", "cpu_sys_pct"),
                         ("ctx", "ctx_switches")):
@@ -242,15 +216,13 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
             rows.append((metric, cpu[key]))
 
     job.info["job_class"] = cls
-    # fio's IOPS add up over a job's processes: the time per I/O of one
-    # of them (insnbudget's share) needs how many ran
+    # fio's IOPS add up over a job's processes: questions/usbpio.py needs how many
     job.info["numjobs"] = R.fio_numjobs(fio)
     job.info.update(R.fio_shape(fio))
     rows += MON.read_job(job)
     info = job.info
-
     if cls == "integrity":
-        res = I.job_result(fio, R.read_text(os.path.join(jdir, "fio.stderr")))
+        res = I.job_result(fio, job.text("fio.stderr"))
         if res:
             rows += [("integrity_written_blocks", res["written"]),
                      ("integrity_checked_blocks", res["checked"]),
@@ -258,12 +230,11 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
             info["first_bad"] = res["first_bad"]
 
     # the hog holds, it must not work: its CPU beside the job's result
-    hog = (R.read_text(os.path.join(jdir, "hog-ticks")) or "").split()
+    hog = (job.text("hog-ticks") or "").split()
     if len(hog) == 2 and all(x.isdigit() for x in hog):
         rows.append(("hog_cpu_s", (int(hog[1]) - int(hog[0])) / USER_HZ))
-    # the dose the job started from (pressure boots): what the level's
-    # name promised, as the kernel had it
-    dose = R.read_dose(os.path.join(jdir, "dose"))
+    # the dose the job started from (pressure boots), as the kernel had it
+    dose = R.read_dose(job.path("dose"))
     if dose:
         rows += [(metric, dose[key]) for key, metric in DOSE_METRICS.items() if key in dose]
         off, info["dose_off"] = dose_check(dose, job.boot.lab, pressure)
@@ -271,14 +242,12 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
             job.warn("a hog froze unsettled (it did not hold its own band twice in a "
                      "row); the dose the job started from is within the level's band")
         rows += [(f"dose_{zone}_off_kb", kb) for zone, kb in off.items()]
-    kills = R.read_text(os.path.join(jdir, "oom-kills"))
+    kills = job.text("oom-kills")
     if kills is not None:
         rows.append(("oom_kills", len(kills.splitlines())))
-
-    info["start_s"] = R.read_uptime(os.path.join(jdir, "start-uptime"))
-    info["end_s"] = R.read_uptime(os.path.join(jdir, "end-uptime"))
-    written = sum(rec.get("io_bytes", 0) or 0 for d, rec in job.directions.items()
-                  if d == "write")
+    info["start_s"] = R.read_uptime(job.path("start-uptime"))
+    info["end_s"] = R.read_uptime(job.path("end-uptime"))
+    written = job.directions.get("write", {}).get("io_bytes", 0) or 0
     rows += _pressure_rates(rows, info, job.gib * GIB if job.gib else 0, written)
     info["warnings"] = job.warnings
     return rows, info, curves
@@ -286,8 +255,7 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
 
 def _pressure_rates(rows, info, moved, written=0):
     """Pressure totals per second of job time, per GiB moved and per MiB
-    written (a writeback job's own work, which a slower run does not
-    stretch, and a faster reader beside it does not swell)."""
+    written (a writer's own work: a faster reader beside it does not swell it)."""
     totals = {m: v for m, v in rows if m in M.TOTALS}
     start, end = info.get("start_s"), info.get("end_s")
     secs = end - start if start is not None and end is not None else None
@@ -302,47 +270,46 @@ def _pressure_rates(rows, info, moved, written=0):
     return out
 
 
-def _job_state(jdir):
+def job_state(jdir):
     """("ok"|"skipped"|"failed", reason) of a job folder."""
-    skipped = R.read_text(os.path.join(jdir, "skipped"))
+    def text(name):
+        return R.read_text(os.path.join(jdir, name))
+    skipped = text("skipped")
     if skipped is not None:
         return "skipped", skipped or "skipped (no reason given)"
     # the OOM killer took one of the lab's own processes: not a result
-    kills = R.read_text(os.path.join(jdir, "oom-kills"))
+    kills = text("oom-kills")
     if kills:
         return "failed", f"the OOM killer struck: {kills.splitlines()[0]}"
-    rc = R.read_text(os.path.join(jdir, "fio.rc"))
+    rc = text("fio.rc")
     if rc is None:
         return "failed", "no fio.rc: the job did not finish"
-    # An integrity job's verify errors are its result (integrity.py).
-    if (R.read_text(os.path.join(jdir, "class")) == "integrity" and
-            R.read_fio(os.path.join(jdir, "fio.json")) is not None):
+    fio = R.read_fio(os.path.join(jdir, "fio.json"))
+    # an integrity job's verify errors are its result (integrity.py)
+    if text("class") == "integrity" and fio is not None:
         return "ok", ""
     if rc != "0":
-        err = (R.read_text(os.path.join(jdir, "fio.stderr")) or "").splitlines()
+        err = (text("fio.stderr") or "").splitlines()
         return "failed", f"fio exited {rc}" + (f": {err[0]}" if err else "")
-    if R.read_fio(os.path.join(jdir, "fio.json")) is None:
-        return "failed", "fio.json missing or not JSON"
-    return "ok", ""
+    return ("failed", "fio.json missing or not JSON") if fio is None else ("ok", "")
 
 
-# Metrics whose within-boot ratio means something: what the bounce costs
-# relative to the same disk unbounced, in the same boot.
-RATIO_METRICS = M.selected("ratio")
-
-
-def _within_boot_ratios(tidy, lab):
+def _within_boot(tidy, lab):
     """Rows of the pseudo-disk "A/B" for every lab.conf pair of a bounce
-    candidate A and its control B that ran the same job in the same boot:
-    value = A / B. TCG's speed, which swings widely from boot to boot,
-    cancels in the ratio. Not under a pressure level: there the two disks'
-    jobs are two trajectories of a chaotic reclaim, whose ratio carries
-    the noise of both and cancels nothing."""
+    candidate A and its control B that ran the same job in one boot: the
+    ratios, then the counted costs."""
     pairs = L.control_pairs(lab)
     if not pairs or not tidy:
         return []
     df = pd.DataFrame(tidy)
-    df = df[df["metric"].isin(RATIO_METRICS) & (df["pressure"] == "none")]
+    return _within_boot_ratios(df, pairs) + _within_boot_costs(df, pairs)
+
+
+def _within_boot_ratios(df, pairs):
+    """value = A / B of the "ratio" metrics: the boot's speed cancels. Not
+    under pressure: there the two jobs are two trajectories of a chaotic
+    reclaim, whose ratio cancels nothing."""
+    df = df[df["metric"].isin(M.selected("ratio")) & (df["pressure"] == "none")]
     out = []
     for a, b in pairs:
         da, db = df[df["disk"] == a], df[df["disk"] == b]
@@ -359,10 +326,8 @@ def _within_boot_ratios(tidy, lab):
     return out
 
 
-# What the bounce adds, counted (an exact clock's insnprof metrics): the
-# candidate's instructions per I/O less its control's in the same boot,
-# user and kernel less the lab's own instruments (a job without a probed
-# twin keeps its hist trigger on the candidate only).
+# What the bounce adds, counted: the candidate's instructions per I/O less
+# its control's in one boot, less the lab's own instruments
 COUNTED_COSTS = ("bounce_ns_per_byte", "bounce_us_per_bounce", "bounce_copy_us_per_bounce",
                  "bounce_copied_bytes_per_gib")
 _COST_INPUTS = ("insn_user_us_per_io", "insn_kernel_us_per_io", "insn_part_instruments_us_per_io",
@@ -370,19 +335,11 @@ _COST_INPUTS = ("insn_user_us_per_io", "insn_kernel_us_per_io", "insn_part_instr
                 "read_bw", "read_iops", "write_bw", "write_iops")
 
 
-def _within_boot_costs(tidy, lab):
-    """Rows of the pseudo-disk "A/B" (as _within_boot_ratios) of
-    COUNTED_COSTS, from the counts of both disks in one boot: the added
-    time (user + kernel - instruments) per byte of one I/O (bandwidth /
-    IOPS) and per bounce (the candidate's bounces per I/O), the copy per
-    bounce, and the bytes the bounce copied (rep movs bytes, candidate
-    less control) per GiB moved. Only for a job that moved data one way
-    (a mixed job's I/Os differ in size); per bounce only where the
-    candidate bounced; the bytes only where the plugin counted them."""
-    pairs = L.control_pairs(lab)
-    if not pairs or not tidy:
-        return []
-    df = pd.DataFrame(tidy)
+def _within_boot_costs(df, pairs):
+    """COUNTED_COSTS: the added time per byte of one I/O (bandwidth / IOPS)
+    and per bounce, the copy per bounce, the bytes copied per GiB moved.
+    Only for a job that moved data one way (a mixed job's I/Os differ in
+    size); per bounce only where the candidate bounced."""
     keys = ["variant", "job", "pressure", "rep", "boot"]
     df = df[df["metric"].isin(_COST_INPUTS)]
     if df.empty:
@@ -417,16 +374,13 @@ def _within_boot_costs(tidy, lab):
     return out
 
 
-# How far a job's dose was off its targets, kB (rawfiles.read_dose).
 DOSE_OFFSETS = ("dose_highfree_off_kb", "dose_lowfree_off_kb")
 
 
 def _instances_averaged(rows):
     """One row per boot, disk, job and metric: a job run more than once in
-    a boot (a pressure job's instances, each from its dose) gives the mean
-    of its instances. The boot is the unit of every test (its seed, one
-    trajectory); its instances average what reclaim's chaos adds within
-    it, as more boots would at the cost of a boot's set-up each."""
+    a boot (a pressure job's instances) gives their mean; the boot is the
+    unit of every test."""
     out = {}
     for r in rows:
         k = (r["boot"], r["disk"], r["job"], r["metric"])
@@ -452,8 +406,7 @@ def load_run(path):
                        "(bench/upgrade-run RUN_DIR)")
     matrix = R.read_matrix(os.path.join(path, "matrix.tsv"))
 
-    tidy, jobs, curves, excluded, warnings = [], [], [], [], []
-    kernels, seeds = [], []
+    tidy, jobs, curves, excluded, warnings, kernels, seeds = [], [], [], [], [], [], []
     lab = L.load(path)
     for b in boots.itertuples(index=False):
         key = {"variant": b.variant, "pressure": b.pressure,
@@ -484,7 +437,7 @@ def load_run(path):
             if not os.path.isdir(jdir):
                 continue
             disk, job = _job_name(name, R.read_text(os.path.join(jdir, "what")))
-            state, reason = _job_state(jdir)
+            state, reason = job_state(jdir)
             rel = os.path.relpath(jdir, path)
             jrow = dict(device=disk, disk=disk, job=job, state=state,
                         reason=reason, dir=rel, clocksource=clock,
@@ -502,9 +455,7 @@ def load_run(path):
             got = dict(rows)
             jrow.update({m: got.get(m, np.nan) for m in DOSE_OFFSETS})
             jobs.append(jrow)
-            # a job that started from another dose than its level's is no
-            # measure of that level: listed, and only its dose (its input,
-            # not a result) kept
+            # a job off its level's dose measures no level: only its dose kept
             if info.get("dose_off"):
                 jrow.update(state="excluded", reason=info["dose_off"])
                 excluded.append(dict(kind="excluded job", disk=disk, job=job,
@@ -517,22 +468,17 @@ def load_run(path):
                        for d, p, v in curve]
 
     tidy = _instances_averaged(tidy)
-    tidy += _within_boot_ratios(tidy, lab)
-    tidy += _within_boot_costs(tidy, lab)
+    tidy += _within_boot(tidy, lab)
 
-    # Boots the runner planned (matrix.tsv) that never reached boots.tsv:
-    # an interrupted run. Listed, like every other gap.
+    # boots planned in matrix.tsv that never reached boots.tsv: listed
     if matrix is not None:
         done = set(boots["boot"].dropna().astype(int))
         for m in matrix.itertuples(index=False):
             if pd.notna(m.boot) and int(m.boot) not in done:
-                excluded.append(dict(kind="boot not run", boot=m.boot,
-                                     variant=getattr(m, "variant", ""),
-                                     disk=getattr(m, "disk", ""),
-                                     pressure=getattr(m, "pressure", ""),
-                                     rep=getattr(m, "rep", pd.NA), job="",
-                                     reason="planned in matrix.tsv, not in boots.tsv",
-                                     dir=""))
+                where = {c: getattr(m, c, "") for c in ("variant", "disk", "pressure")}
+                excluded.append(dict(kind="boot not run", boot=m.boot, job="", dir="",
+                                     rep=getattr(m, "rep", pd.NA), **where,
+                                     reason="planned in matrix.tsv, not in boots.tsv"))
     incomplete = R.read_text(os.path.join(path, "INCOMPLETE"))
     if incomplete is not None:
         warnings.append(f"the run is incomplete (INCOMPLETE: {incomplete or 'no reason'})")
@@ -549,8 +495,7 @@ def load_run(path):
             "): their fio timings are not measured alike, and throughput "
             "may shift too (fio reads the clock around every I/O, and what "
             "a clock read costs under emulation depends on the clocksource)")
-    clocks = set(by_clock)
-    coarse = sorted(c for c in clocks if "jiffies" in c)
+    coarse = sorted(c for c in by_clock if "jiffies" in c)
     if coarse:
         warnings.append(
             f"the guest clocksource was {', '.join(coarse)}: fio latencies "
@@ -559,14 +504,11 @@ def load_run(path):
 
     boots = boots.assign(seed=pd.array(seeds, dtype="Int64"),
                          **{k: [kinfo[k] for kinfo in kernels] for k in _kernel_info({})})
-    tidy_df = pd.DataFrame(tidy, columns=TIDY_COLUMNS)
-    jobs_df = pd.DataFrame(jobs)
-    curves_df = pd.DataFrame(curves, columns=KEY_COLUMNS +
-                             ["direction", "percentile", "clat_us"])
-    excl_df = pd.DataFrame(excluded, columns=EXCLUDED_COLUMNS)
-    run = Run(path=path, meta=meta, boots=boots, jobs=jobs_df, tidy=tidy_df,
-              percentiles=curves_df, excluded=excl_df, warnings=warnings,
-              matrix=matrix)
+    curves = pd.DataFrame(curves, columns=KEY_COLUMNS + ["direction", "percentile", "clat_us"])
+    run = Run(path=path, meta=meta, boots=boots, jobs=pd.DataFrame(jobs),
+              tidy=pd.DataFrame(tidy, columns=TIDY_COLUMNS), percentiles=curves,
+              excluded=pd.DataFrame(excluded, columns=EXCLUDED_COLUMNS),
+              warnings=warnings, matrix=matrix)
     return resolve(run, lab)
 
 
@@ -605,8 +547,8 @@ def resolve(run, lab):
 
 
 def _levels(run):
-    """The pressures of a run, the mildest first: none, then by the level's
-    size in lab.conf (the largest LowFree target first), unknown last."""
+    """The pressures of a run, mildest first: none, then the largest
+    LowFree target (lab.conf), unknown last."""
     mib = {n: d.get("mib", "") for n, d in run.lab["pressure"].items()}
 
     def key(p):
@@ -623,8 +565,7 @@ _RW = {"read": ("seq", "read"), "write": ("seq", "write"), "randread": ("rand", 
 
 def _shapes(jobs):
     """{job: jobname.Shape} from fio's own options (the job table's rw, bs
-    and iodepth, of its first measured row); a job whose fio output does
-    not say falls back on its name (jobname.shape)."""
+    and iodepth, first measured row), else from its name (jobname.shape)."""
     out = {}
     if jobs.empty:
         return out
@@ -666,12 +607,9 @@ def kernel_title(run):
 
 
 def variant_kernels(run):
-    """label -> kernel id (bzImage hash or build key), for A/A detection.
-
-    Each boot's build-info.json decides; a label none of whose boots has
-    one falls back on the runner's matrix.tsv "kernel" column (pre.2 ->
-    pre) or a {"variants": {label: variant}} map in meta.json.
-    """
+    """label -> kernel id (bzImage hash or build key), for A/A detection:
+    build-info.json, else matrix.tsv's "kernel" (pre.2 -> pre), else
+    meta.json's {"variants": {label: variant}}."""
     out = {}
     for b in run.boots.itertuples(index=False):
         if isinstance(b.kernel_id, str) and b.kernel_id:

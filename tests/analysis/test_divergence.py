@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Where two boots part (divergence.py, the comparer of bench/diverge):
+"""Where two boots part (divergence/compare.py, bench/diverge's comparer):
 on divtrace fingerprints written here, identical boots are called
 identical, a late interrupt is named with its vector, handler and the
 window it fell in, a parting with no interrupt is put on a value, and
@@ -11,7 +11,7 @@ import tempfile
 import unittest
 
 import helpers  # noqa: F401 (puts bench/ on the path)
-from analysis import divergence as DV
+from divergence import compare as DV
 
 EVERY = 1000
 

@@ -14,24 +14,24 @@ SOURCE = os.path.join(H.ROOT, "bench", "analysis", "metrics.py")
 
 class Registry(unittest.TestCase):
     def test_no_literal_key_twice(self):
-        # every _add("key", ...) with a literal key, as written in the file
+        # every add("key", ...) with a literal key, as written in the file
         with open(SOURCE, encoding="utf-8") as f:
             tree = ast.parse(f.read())
         keys = [n.args[0].value for n in ast.walk(tree)
-                if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "_add"
+                if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "add"
                 and n.args and isinstance(n.args[0], ast.Constant)]
         self.assertGreater(len(keys), 20)
         self.assertEqual(sorted(k for k in set(keys) if keys.count(k) > 1), [])
-        # and no dict literal slips a metric in beside _add
+        # and no dict literal slips a metric in beside add
         dicts = [n for n in ast.walk(tree) if isinstance(n, ast.Dict)
                  and any(isinstance(k, ast.Constant) and k.value in M.METRICS for k in n.keys)]
         self.assertEqual(dicts, [])
 
     def test_add_refuses_a_duplicate(self):
         with self.assertRaises(ValueError):
-            M._add("read_iops", "IO/s", M.THROUGHPUT, "again")
+            M.add("read_iops", "IO/s", M.THROUGHPUT, "again")
         with self.assertRaises(ValueError):
-            M._add("new_metric_x", "x", M.LEVEL, "x", "no-such-flag")
+            M.add("new_metric_x", "x", M.LEVEL, "x", "no-such-flag")
         self.assertNotIn("new_metric_x", M.METRICS)
 
     def test_entries(self):

@@ -120,7 +120,7 @@ class Readers(unittest.TestCase):
                 continue
             for d in sorted(dirs):
                 jdir = os.path.join(root, d)
-                if tidy._job_state(jdir)[0] != "ok":
+                if tidy.job_state(jdir)[0] != "ok":
                     continue
                 job = MON.Job(jdir)
                 for r in MON.READERS:

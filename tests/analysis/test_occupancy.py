@@ -107,7 +107,7 @@ class ReadOccupancy(unittest.TestCase):
 
 
 class JobMetrics(unittest.TestCase):
-    """tidy.job_metrics and tidy._job_state on a minimal job folder."""
+    """tidy.job_metrics and tidy.job_state on a minimal job folder."""
 
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -180,12 +180,12 @@ class JobMetrics(unittest.TestCase):
     def test_no_oom_kill(self):
         got, _, jdir = self.metrics(oom_kills="")
         self.assertEqual(got["oom_kills"], 0)
-        self.assertEqual(tidy._job_state(jdir), ("ok", ""))
+        self.assertEqual(tidy.job_state(jdir), ("ok", ""))
 
     def test_an_oom_kill_fails_the_job(self):
         got, _, jdir = self.metrics(oom_kills=OOM_LINE + "\n")
         self.assertEqual(got["oom_kills"], 1)
-        state, reason = tidy._job_state(jdir)
+        state, reason = tidy.job_state(jdir)
         self.assertEqual(state, "failed")
         self.assertIn("OOM killer", reason)
         self.assertIn("Killed process 213 (fio)", reason)
@@ -194,7 +194,7 @@ class JobMetrics(unittest.TestCase):
         got, _, jdir = self.metrics(oom_kills=OOM_LINE + "\n" + OOM_LINE.replace("213", "214") + "\n")
         self.assertEqual(got["oom_kills"], 2)
         # the reason names the first
-        self.assertIn("213", tidy._job_state(jdir)[1])
+        self.assertIn("213", tidy.job_state(jdir)[1])
 
 
 class LoadRun(unittest.TestCase):

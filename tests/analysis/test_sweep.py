@@ -20,7 +20,7 @@ import helpers as H
 from analysis import insnprof as X, plots, report
 from analysis.questions import cost as HT, counted as insnbudget, sweep as SW
 from analysis import stats as S, tidy, versions as V
-from analysis.monitors import queue_limits
+from analysis.monitors import Job, queue_limits
 from lab import jobname as J
 
 NS = 8
@@ -164,9 +164,14 @@ class Shapes(unittest.TestCase):
         self.assertEqual(SW.peak_note(np.nan, 1, 1, 1), "not counted")
 
     def test_queue_limits_reader(self):
-        self.assertEqual(queue_limits.parse("max_sectors_kb 1280\nbad line here\nmax_segments x\n"),
-                         {"max_sectors_kb": 1280})
-        self.assertEqual(queue_limits.parse(None), {})
+        with tempfile.TemporaryDirectory() as d:
+            job = Job(d, boot=d)
+            self.assertEqual((queue_limits.read(job), job.info), ({}, {}))
+            with open(os.path.join(d, "queue-limits"), "w") as f:
+                f.write("max_sectors_kb 1280\nbad line here\nmax_segments x\n")
+            job = Job(d, boot=d)
+            queue_limits.read(job)
+            self.assertEqual(job.info, {"queue_max_sectors_kb": 1280})
 
 
 class Counts(unittest.TestCase):

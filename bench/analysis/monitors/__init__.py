@@ -1,33 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The readers of the guest's monitors: one module per monitor, NAME.py,
-beside its guest piece guest/monitors/NN-NAME.sh (see the README here and
-guest/monitors/README). tidy.py runs every reader on every measured job
-and knows none of their files.
-
-A reader module defines:
-
-  GUEST        the file name of its guest piece in guest/monitors/
-               ("20-bounce-hist.sh"); the readers run in that order
-  METRICS      the metric keys it gives, each defined in metrics.py (the
-               one place metric keys are defined); no two readers give
-               the same key
-  read(job)    {metric: value} of one measured job (a Job below), in the
-               order it wants its rows; a key is left out, never set to
-               0, where the job did not measure it
-
-and, if it needs them:
-
-  JOB_COLUMNS  {column: default}: columns of the job table (jobs.csv)
-               that every job row has, measured or not
-  read_boot(boot)  {column: value} once per boot (a Boot below): columns
-               of every job row of that boot (copyref)
-  moved_bytes(job) the bytes the block layer moved for the job, or None
-               when unknown: the denominator of every per-GiB figure
-               (proc; fio's own bytes where no reader knows)
-
-A reader records what is not a metric (a state, a count of calls) in
-job.info, a column of the job table each, and what the analysis should
-say about it with job.warn(text).
+"""The readers of the guest's monitors, one module per monitor (NAME.py,
+beside guest/monitors/NN-NAME.sh): what a reader defines and what a Job
+and a Boot give it is this folder's README. tidy.py runs them all
+(job_columns, read_boot, read_job) and knows none of their files.
 """
 import importlib
 import os
@@ -41,7 +16,7 @@ from .. import rawfiles as R
 GIB = 1 << 30
 SECTOR = 512
 USER_HZ = 100           # /proc/stat ticks, fixed at 100 on x86
-PAGE_KB = 4
+PAGE_KB = R.PAGE_KB
 
 
 def delta(before, after, keys):
@@ -53,12 +28,9 @@ def delta(before, after, keys):
 
 
 class Boot:
-    """One boot folder, as the readers see it: dir is the boot's folder
-    on the host (serial.log, build-info.json, clock, what a recorder
-    outside the guest wrote: insnprof.txt), guest_dir what the guest wrote
-    (its results stream). lab is the run's lab.conf (labconf.load), None
-    when the job is read on its own; cache a dict the readers may keep
-    what they read once per boot in, under their own names."""
+    """One boot folder, as the readers see it (README): dir on the host,
+    guest_dir what the guest wrote, lab the run's lab.conf (None when a
+    job is read on its own), cache for what a reader reads once a boot."""
 
     def __init__(self, boot_dir, lab=None):
         self.dir = boot_dir
@@ -68,9 +40,8 @@ class Boot:
 
     @cached_property
     def ns_per_insn(self):
-        """The guest time of one instruction where the boot ran on an
-        exact clock (lab.conf's icount shift S: 2^S ns), else None (also
-        when there is no lab.conf to say)."""
+        """ns of guest time an instruction on an exact clock (lab.conf's
+        icount shift S: 2^S), else None (also without a lab.conf)."""
         if self.lab is None:
             return None
         name = (R.read_text(self.path("clock")) or "").strip()
@@ -85,13 +56,8 @@ class Boot:
 
 
 class Job:
-    """One measured job, as the readers see it.
-
-    dir is its folder (BOOT/guest/jobs/NN-DISK-JOB), name that folder's
-    name, index its number NN (the job's place in the boot's plan), boot
-    the Boot it ran in (default: the boot folder the job folder is in).
-    fio, directions and gib are read once and shared.
-    """
+    """One measured job, as the readers see it (README); boot: the Boot it
+    ran in (default: the boot folder the job folder is in)."""
 
     def __init__(self, job_dir, boot=None, rel=None):
         self.dir = job_dir
@@ -125,11 +91,15 @@ class Job:
         return R.fio_directions(self.fio)
 
     @cached_property
+    def ios(self):
+        """fio's I/Os, all directions."""
+        return sum(rec["ios"] for rec in self.directions.values())
+
+    @cached_property
     def gib(self):
-        """GiB the block layer moved on the job's device (a reader's
-        moved_bytes: diskstats); fio's io_bytes in runs from before that
-        (they count page-cache reads that never reach the disk); None when
-        nothing moved or nothing says."""
+        """GiB the block layer moved (a reader's moved_bytes), else fio's
+        io_bytes (runs from before: they count page-cache reads too);
+        None when nothing moved."""
         for r in READERS:
             fn = getattr(r, "moved_bytes", None)
             moved = fn(self) if fn else None
@@ -174,8 +144,7 @@ def job_columns():
 
 
 def read_boot(boot):
-    """{column: value} of every reader's read_boot for one boot (a Boot
-    or a boot folder)."""
+    """{column: value} of every reader's read_boot (boot: a Boot or folder)."""
     boot = boot if isinstance(boot, Boot) else Boot(boot)
     out = {}
     for r in READERS:
@@ -186,8 +155,8 @@ def read_boot(boot):
 
 
 def read_job(job):
-    """[(metric, value)] of every reader for one measured job, readers in
-    order. A key a reader does not list in METRICS is its bug: raised."""
+    """[(metric, value)] of every reader for one measured job, in order; a
+    key a reader does not list in METRICS is raised."""
     rows = []
     for r in READERS:
         got = r.read(job)
@@ -200,9 +169,8 @@ def read_job(job):
 
 
 def unpaired(guest_dir, readers=None):
-    """(guest pieces without a reader, readers without a guest piece):
-    the NN-NAME.sh files of guest_dir (guest/monitors) against the
-    readers' GUEST, each reader named NAME (with "_" for "-")."""
+    """(guest pieces without a reader, readers without a guest piece) of
+    guest_dir (guest/monitors) against the readers (NAME, "_" for "-")."""
     readers = READERS if readers is None else readers
     try:
         pieces = sorted(f for f in os.listdir(guest_dir) if f.endswith(".sh"))
@@ -219,6 +187,3 @@ def name_of_piece(piece):
     """"20-bounce-hist.sh" -> "bounce-hist"."""
     return piece[:-3].split("-", 1)[1] if "-" in piece else piece[:-3]
 
-
-__all__ = ["Boot", "Job", "READERS", "delta", "job_columns", "name", "name_of_piece",
-           "read_boot", "read_job", "unpaired", "GIB", "SECTOR", "USER_HZ", "PAGE_KB"]

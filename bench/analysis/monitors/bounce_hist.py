@@ -1,15 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reader of the monitor "bounce-hist" (guest/monitors/20-bounce-hist.sh):
-the bounced bios of each job, from a hist trigger on block:block_bio_bounce.
-
-  bounces                 bounced bios (the job's "bounces" file)
-  bounced_bytes_per_gib   the hist's sectors per GiB the block layer moved
-
-The job table's bounce_trace says why a job has no row: "absent" (the
-kernel has no block_bio_bounce event: its bounce code is gone) or
-"missing" (no count), never a 0. An unprobed twin on an exact clock says
-"insnprof" in place of a count: the insn-profile monitor's plugin counted
-its bounced bios (the calls of the bounce completions), read here.
+the bounced bios of each job (its "bounces" file; "insnprof" on an
+unprobed twin on an exact clock: the plugin's count) and the hist
+trigger's sectors per GiB moved. The job table's bounce_trace says why a
+job has no row: "absent" (no block_bio_bounce event) or "missing".
 """
 import numpy as np
 

@@ -1,12 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reader of the monitor "bounce-occupancy"
 (guest/monitors/50-bounce-occupancy.sh): the bounce pages of each job's
-window, counted exactly by the kernel (lab-bounce patch).
-
-None where the job was not counted ("off": the unprobed twin of a probed
-job, whose twin is), the kernel has no bounce code ("absent") or no
-counter ("missing"): not a count of 0. The job table's occupancy says
-which ("counted" where there are rows).
+window, counted exactly by the kernel (lab-bounce patch). No rows where
+the job was not counted: the job table's occupancy says why ("off",
+"absent", "missing"; "counted" where there are rows).
 """
 from .. import rawfiles as R
 from . import PAGE_KB
@@ -33,7 +30,6 @@ def read(job):
         out["bounce_pages_mean"] = occ["page_ns"] / occ["span_ns"]
     if occ["allocated"] > 0:
         out["bounce_alloc_us_per_page"] = occ["alloc_ns"] / 1000.0 / occ["allocated"]
-    ios = sum(rec["ios"] for rec in job.directions.values())
-    if ios:
-        out["bounce_pages_per_io"] = occ["allocated"] / ios
+    if job.ios:
+        out["bounce_pages_per_io"] = occ["allocated"] / job.ios
     return out

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reader of the monitor "copyref" (guest/monitors/60-copyref.sh): the
-boot's plain memcpy times, guest/copyref.txt, in µs. Not metrics of a
-job: columns of every job row of the boot (memcpy_4k_us, memcpy_64k_us;
-NaN where copyref did not measure), the per-boot unit of the report.
+boot's plain memcpy times (guest/copyref.txt), columns memcpy_4k_us and
+memcpy_64k_us of every job row of the boot, NaN where not measured.
 """
 import numpy as np
 

@@ -1,17 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reader of the monitor "labmon" (guest/monitors/30-labmon.sh): the
-samples of meminfo and the bounce gauge while a job runs (labmon.csv).
-
-  lowfree_min_kb, highfree_min_kb   the lowest LowFree and HighFree
-  bounce_peak_kb                    the highest Bounce: (kB)
-  bounce_gauge_pages_peak, _mean    Bounce: in pages, sampled
-  psi_some_us, psi_full_us          PSI memory totals over fio's own window
-                                    (start-uptime to end-uptime), read
-                                    between the samples around it: not the
-                                    monitors' work or the umount after fio
-
-A column this kernel does not have (empty cells) gives no row. The
-timelines of the plots read labmon.csv themselves (plots.py, memory.py).
+samples of meminfo and the bounce gauge while a job runs (labmon.csv):
+LowFree and HighFree at their lowest, Bounce: at its highest and mean, and
+PSI memory over fio's own window (not the monitors' work or the umount
+after it). A column this kernel does not have gives no row.
 """
 import numpy as np
 
@@ -30,9 +22,8 @@ METRICS = tuple(metric for _, metric, _, _ in SAMPLED) + ("psi_some_us", "psi_fu
 
 def _window(job, mon):
     """PSI totals (µs) over fio's window, interpolated in labmon's samples
-    (t_ms from labmon-start-uptime; in runs from before it, from fio's
-    start: labmon starts just before); none where the samples do not reach
-    within one interval of either end."""
+    (t_ms from labmon-start-uptime, else fio's start); none where the
+    samples do not reach within one interval of either end."""
     start, end = R.read_uptime(job.path("start-uptime")), R.read_uptime(job.path("end-uptime"))
     t0 = R.read_uptime(job.path("labmon-start-uptime")) or start
     if None in (start, end) or "t_ms" not in mon or len(mon) < 2:
@@ -41,11 +32,13 @@ def _window(job, mon):
     step = float(np.median(np.diff(mon["t_ms"])))
     out = {}
     for line in ("some", "full"):
-        x = mon[["t_ms", f"{line}_total"]].dropna().to_numpy(float) if f"{line}_total" in mon else []
+        col = f"{line}_total"
+        x = mon[["t_ms", col]].dropna().to_numpy(float) if col in mon else []
         if len(x) >= 2 and x[0, 0] <= ends[0] + step and x[-1, 0] >= ends[1] - step:
             a, b = np.interp(ends, x[:, 0], x[:, 1])
             out[f"psi_{line}_us"] = float(b - a)
     return out
+
 
 def read(job):
     out = {}

@@ -1,15 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Reader of the monitor "probes" (guest/monitors/40-probes.sh): the time
-of each bounce in a probed job, from its function_graph trace (the trace
-itself is parsed by analysis/probes.py).
-
-  bounce_submit_us_p50, _p99   __blk_queue_bounce per bounced bio
-  bounce_endio_us_p50, _p99    the completion handlers' own time
-  bounce_us_per_gib            both, summed, per GiB moved
-
-A job that was not probed has no rows and no probe_state. A probed kernel
-whose bounce functions never ran has 0 µs per GiB but no percentiles; one
-without them (post) has no rows: its probes file does not name them.
+of each bounce in a probed job, from its function_graph trace (parsed by
+analysis/probes.py): __blk_queue_bounce and the completion handlers per
+bounced bio (p50, p99), both per GiB moved. A kernel without them (post)
+has no rows; one whose bounce functions never ran 0 µs per GiB.
 """
 import numpy as np
 

@@ -2,20 +2,12 @@
 """Reader of the monitor "proc" (guest/monitors/10-proc.sh): the /proc
 snapshots DIR/before and DIR/after of each job.
 
-  diskstats        what the block layer moved on the job's device: the
-                   denominator of every per-GiB figure (moved_bytes), and
-                   the job table's sectors_read, sectors_written and
-                   block_bytes
-  stat             guest CPU in the kernel (system, irq, softirq) per GiB
-                   moved, and the time budget of one I/O (insnbudget.py). On
-                   an exact clock CPU per GiB is the kernel's instructions
-                   in the job's window instead, counted (the insn-profile
-                   monitor's): the ticks of /proc/stat, sampled, are
-                   40-100 % off the count at this scale (README, "Counted")
-  vmstat           reclaim: allocstall_*, pgscan, pgsteal
-                   (PSI is labmon's: over fio's window, not the snapshots')
-
-A counter missing from either snapshot gives no row (not a 0).
+  diskstats   what the block layer moved (moved_bytes, the job table's
+              sectors_read, sectors_written, block_bytes)
+  stat        kernel CPU (system, irq, softirq) per GiB moved, and the time
+              budget of one I/O; on an exact clock CPU per GiB is the
+              counted kernel instructions (the ticks are 40-100 % off)
+  vmstat      reclaim: allocstall_*, pgscan, pgsteal
 """
 import numpy as np
 
@@ -23,8 +15,7 @@ from .. import rawfiles as R
 from . import SECTOR, USER_HZ, delta, insn_profile
 
 GUEST = "10-proc.sh"
-# Where an I/O's time goes: the /proc/stat states, per I/O (insnbudget.py
-# sets them beside the count).
+# the /proc/stat states of an I/O's time (questions/counted.py sets them beside the count)
 TIME_BUDGET = (("user", ("user", "nice")), ("sys", ("system",)),
                ("irq", ("irq", "softirq")), ("idle", ("idle", "iowait")))
 METRICS = ("cpu_s_per_gib", "time_wall_us_per_io") + tuple(
@@ -33,14 +24,12 @@ METRICS = ("cpu_s_per_gib", "time_wall_us_per_io") + tuple(
 
 
 def _sectors(job):
-    """(sectors read, sectors written) on the job's device between the
-    snapshots, or None."""
+    """(sectors read, written) on the job's device, or None."""
     dev = (job.text("device") or "").rsplit("/", 1)[-1]
     ds0 = R.read_diskstats(job.path("before", "diskstats"))
     ds1 = R.read_diskstats(job.path("after", "diskstats"))
     if dev in ds0 and dev in ds1:
-        rd, wr = (b - a for a, b in zip(ds0[dev], ds1[dev]))
-        return rd, wr
+        return tuple(b - a for a, b in zip(ds0[dev], ds1[dev]))
     return None
 
 
@@ -49,13 +38,12 @@ def moved_bytes(job):
     return None if s is None else (s[0] + s[1]) * SECTOR
 
 
-def _time_budget(st0, st1, dirs):
-    """µs per I/O of the job's wall time and of each CPU state of the
-    tick-sampled /proc/stat (all CPUs: under one vCPU they add up to the
-    wall time plus the job's time outside fio's run); none without the
-    /proc/stat snapshots."""
-    ios = sum(rec["ios"] for rec in dirs.values())
-    iops = sum(rec["iops"] for rec in dirs.values())
+def _time_budget(st0, st1, job):
+    """µs per I/O of the wall time and of each CPU state of /proc/stat (all
+    CPUs: under one vCPU they add up to the wall time and the job's time
+    outside fio's run)."""
+    ios = job.ios
+    iops = sum(rec["iops"] for rec in job.directions.values())
     if not ios or not iops or not (st0 and st1):
         return {}
     out = {"time_wall_us_per_io": 1e6 / iops}
@@ -83,7 +71,7 @@ def read(job):
         out["cpu_s_per_gib"] = prof[0]["kernel"] * job.boot.ns_per_insn / 1e9 / job.gib
     elif ticks is not None and job.gib:
         out["cpu_s_per_gib"] = ticks / USER_HZ / job.gib
-    out.update(_time_budget(st0, st1, job.directions))
+    out.update(_time_budget(st0, st1, job))
 
     vm0 = R.read_keyvalues(job.path("before", "vmstat"))
     vm1 = R.read_keyvalues(job.path("after", "vmstat"))

@@ -1,21 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Where two boots of one bundle part: the comparison of two divtrace
-fingerprints (bench/qemu-plugin/divtrace.c; bench/diverge boots and
-calls this).
-
-  python3 -m analysis.divergence TRACE_A TRACE_B
-
-Under -icount with one vCPU a boot is a pure function of its inputs, so
-two boots of one bundle run the same instructions until the host gives
-them something at another instruction: an interrupt (a host-backed
-disk's completion, which QEMU delivers from its thread pool), or a value
-read from a device. The fingerprints agree checkpoint by checkpoint up
-to that point; the first checkpoint that differs brackets it, and the
-first interrupt that differs, at or before it, names its source (the
-entry stub's vector and the handler it ran).
-
-Prints what it found, a few lines; exit 0 identical, 1 they part, 2 a
-trace is unreadable or the two were not taken alike.
+"""Where two boots of one bundle part: two divtrace fingerprints
+(bench/qemu-plugin/divtrace.c) in, a few lines out (bench/diverge compare
+TRACE_A TRACE_B; exit 0 identical, 1 they part, 2 unreadable or not taken
+alike). Under -icount with one vCPU two boots of a bundle run the same
+instructions until the host gives them something at another instruction:
+an interrupt (its first difference names the source: the entry stub's
+vector and its handler), or a value read from a device.
 """
 import sys
 
@@ -26,21 +16,14 @@ IDT_ALIGN = 8
 
 
 class Trace:
-    """One divtrace file: checkpoints {count: hash} and the function each
-    had last entered {count: symbol}, interrupts [(count, entry,
-    handler)], window marks [(count, open|close, id)], function entries
-    [(count, symbol)] (a second pass, from= to=) and the end (count,
-    hash), None if QEMU did not exit cleanly."""
+    """One divtrace file: cps {count: hash}, last_fn {count: symbol}, irqs
+    [(count, entry, handler)], marks [(count, open|close, id)], fns [(count,
+    symbol)] (a second pass) and end (count, hash), None if QEMU did not
+    exit cleanly."""
 
     def __init__(self, path):
-        self.path = path
-        self.every = None
-        self.cps = {}
-        self.last_fn = {}
-        self.fns = []
-        self.irqs = []
-        self.marks = []
-        self.end = None
+        self.path, self.cps, self.last_fn = path, {}, {}
+        self.fns, self.irqs, self.marks, self.end = [], [], [], None
         with open(path) as f:
             head = f.readline().split()
             if head[:2] != ["divtrace", "1"]:
@@ -94,12 +77,10 @@ def irq_text(irq):
 
 
 def compare(a, b):
-    """The comparison as a dict: identical (bool), agree_until (the last
-    checkpoint both share), first_diff (the first that differs, None when
-    only the end does), cause_a / cause_b (the first differing interrupt
-    of each, or None), fn_a / fn_b (the first differing function entry of
-    each where both traces list them, or None), where (the windows around
-    the parting)."""
+    """{identical, agree_until (the last checkpoint both share), first_diff
+    (None when only the end differs), cause_a / cause_b (the first
+    differing interrupt of each), fn_a / fn_b (the first differing
+    function entry), where (the windows around the parting), ends}."""
     if a.every != b.every:
         raise ValueError(f"checkpoints every {a.every} against every {b.every}")
     common = sorted(set(a.cps) & set(b.cps))
@@ -112,8 +93,7 @@ def compare(a, b):
     identical = first is None and a.end is not None and a.end == b.end
     res = {"identical": identical, "agree_until": agree, "first_diff": first,
            "cause_a": None, "cause_b": None, "fn_a": None, "fn_b": None,
-           "where": None,
-           "ends": (a.end, b.end)}
+           "where": None, "ends": (a.end, b.end)}
     if identical:
         return res
     # interrupts before the last common checkpoint are the same in both
@@ -132,9 +112,8 @@ def compare(a, b):
 
 
 def _first_fn(a, b, agree):
-    """The first function entry after AGREE where the two lists differ,
-    each side's (count, symbol) or None; (None, None) when a trace lists
-    none there."""
+    """Each side's first function entry (count, symbol) after agree where
+    the lists differ, or None; (None, None) when a trace lists none."""
     fa = [f for f in a.fns if f[0] >= agree]
     fb = [f for f in b.fns if f[0] >= agree]
     if not fa or not fb:
@@ -175,9 +154,7 @@ def report(a, b, res):
             for n, f in (("A", fa), ("B", fb))))
     ca, cb = res["cause_a"], res["cause_b"]
     if ca or cb:
-        lines.append("first interrupt that differs:")
-        lines.append(f"  A: {irq_text(ca)}")
-        lines.append(f"  B: {irq_text(cb)}")
+        lines += ["first interrupt that differs:", f"  A: {irq_text(ca)}", f"  B: {irq_text(cb)}"]
         if ca and cb and ca[1:] == cb[1:]:
             lines.append(f"  the same interrupt, {abs(ca[0] - cb[0]):,} "
                          f"instructions apart: its source runs on host time")
@@ -190,7 +167,7 @@ def report(a, b, res):
 
 def main(argv):
     if len(argv) != 3:
-        print("usage: python3 -m analysis.divergence TRACE_A TRACE_B", file=sys.stderr)
+        print("usage: bench/diverge compare TRACE_A TRACE_B", file=sys.stderr)
         return 2
     try:
         a, b = Trace(argv[1]), Trace(argv[2])

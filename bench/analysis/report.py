@@ -12,10 +12,9 @@ from lab import labconf as L
 from . import determinism as D
 from . import md
 from . import metrics as M
-from . import roles as ROLES
 from . import stats as S
 from . import tidy as T
-from .questions import QUESTIONS, cost, name
+from .questions import QUESTIONS, bounced, cost, name
 from .md import p_text as _p, ratio_text, table as _table
 
 # Pairs for the one-line-per-cell headline, most telling first.
@@ -36,32 +35,6 @@ def _link(run_dir, rel, text, image=False):
     if not os.path.isfile(os.path.join(run_dir, rel)):
         return ""
     return f"{'!' if image else ''}[{text}]({rel})"
-
-
-def bounce_status(run):
-    """(exercised: bool|None, sentence) about the bounce variant on the
-    bounce-candidate disks."""
-    bs = S.bounce_summary(run)
-    if bs.empty:
-        return None, "no measured jobs"
-    pf = bs[bs["variant"].map(lambda v: ROLES.is_bounce(run, v)) &
-            bs["disk"].map(lambda d: ROLES.is_candidate(run, d))]
-    if pf.empty:
-        return None, "not tested: no bounce-variant job ran on a bounce-candidate disk"
-    names = f"{'/'.join(sorted(set(pf['variant'])))} on {'/'.join(sorted(set(pf['disk'])))}"
-    total = pf["bounces"].sum()
-    jobs = int(pf["jobs"].sum())
-    j = run.jobs
-    j = j[j["disk"].map(lambda d: ROLES.is_candidate(run, d)) &
-          j["variant"].map(lambda v: ROLES.is_bounce(run, v))]
-    zero_jobs = j[(j["state"] == "ok") & ~(j["bounces"] > 0)]
-    if S.bounce_exercised(j):
-        return True, (f"exercised: {names} counted "
-                      f"{int(total)} bounced bios in {jobs} job(s)")
-    scope = "" if len(zero_jobs) >= jobs else " everywhere"
-    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {jobs} "
-                   f"job(s) of {names} counted no "
-                   "bounced bios; no bounce cost is reported for them")
 
 
 def clocks_line(run):
@@ -314,7 +287,7 @@ def console_summary(run, verdicts, report_path=None):
     measured = int((jobs["state"] == "ok").sum()) if not jobs.empty else 0
     lines = [f"run {run.run_id}: {len(boots)} boots ({ok} ok, {len(boots) - ok} failed), "
              f"{len(jobs)} jobs ({measured} measured, {len(jobs) - measured} skipped or failed)"]
-    lines.append("bounce path: " + bounce_status(run)[1])
+    lines.append("bounce path: " + bounced.status(run)[1])
     lines.append(controls_line(verdicts, run)[1])
     heads = headline_rows(verdicts, run)
     sig = [r for r in heads if r["relevance"] == S.RELEVANT]
@@ -338,7 +311,7 @@ def first_screen(run, verdicts, figures, run_dir):
     """The top of report.md, one screen (at most 40 lines): the headline
     table (what the removed copies cost, what the series changed), data
     integrity, the controls and the count of relevant verdicts."""
-    out = [f"Bounce path: **{bounce_status(run)[1]}**.", ""]
+    out = [f"Bounce path: **{bounced.status(run)[1]}**.", ""]
     for q in QUESTIONS:
         lines = q.first_screen(run, verdicts)
         out += lines + ([""] if q is cost and lines else [])
@@ -428,23 +401,6 @@ def _run_section(run):
                           [[k, _short(str(v))] for k, v in scalars.items()]))
     else:
         out.append("meta.json: missing or without scalar keys.")
-    return "\n".join(out)
-
-
-def _bounce_section(run):
-    exercised, sentence = bounce_status(run)
-    bs = S.bounce_summary(run)
-    out = [f"Bounce path: **{sentence}**.", "",
-           "Bounces are counted by a hist trigger on `block:block_bio_bounce` "
-           "during each job; \"absent\" means the kernel has no such "
-           "tracepoint (the bounce code is gone), which is not a count of 0.",
-           ""]
-    if not bs.empty:
-        rows = [[r.variant, r.disk, r.job, r.pressure, str(r.jobs),
-                 md.fmt(r.bounces, 4, "") if r.counted else "", r.trace]
-                for r in bs.itertuples()]
-        out.append(_table(["variant", "disk", "job", "pressure", "jobs",
-                           "bounced bios (sum)", "tracepoint"], rows))
     return "\n".join(out)
 
 
@@ -548,8 +504,7 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
         parts += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
     if figures is None:
         parts += ["Plots were not made (--no-plots).", ""]
-    parts += ["## Did the bounce path run?", "", _bounce_section(run), "",
-              "## Failed boots, skipped and failed jobs", "",
+    parts += ["## Failed boots, skipped and failed jobs", "",
               _excluded_section(run), "",
               "## Method", "", METHOD]
     text = "\n".join(parts)

@@ -727,22 +727,5 @@ def ci_check(verdicts, target_pct):
     return (len(v) > 0 and bool((v["half_width_pct"] <= target_pct).all())), v
 
 
-def bounce_summary(run):
-    """Per variant, disk, job and pressure: jobs, counted, bounces (sum)
-    and trace ("counted", "absent", ...)."""
-    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
-    rows = []
-    if ok.empty:
-        return pd.DataFrame(columns=["variant", "disk", "job", "pressure",
-                                     "jobs", "counted", "bounces", "trace"])
-    for key, g in ok.groupby(["variant", "disk", "job", "pressure"], sort=True):
-        counted = g[g["bounce_trace"] == "counted"]
-        rows.append(dict(zip(["variant", "disk", "job", "pressure"], key),
-                         jobs=len(g), counted=len(counted),
-                         bounces=float(counted["bounces"].sum()) if len(counted) else np.nan,
-                         trace="/".join(sorted(set(g["bounce_trace"])))))
-    return pd.DataFrame(rows)
-
-
 def write_verdicts(df, path):
     df.to_csv(path, index=False)

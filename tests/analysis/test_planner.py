@@ -222,7 +222,7 @@ class Summary(unittest.TestCase):
     """The console summary says "exercised" where the verdicts would."""
 
     def test_exercised_is_the_analysis_rule(self):
-        from analysis import bounce_summary as summary
+        from analysis.questions import bounced as summary
         with tempfile.TemporaryDirectory() as tmp:
             run = H.make_run(os.path.join(tmp, "run"), [
                 dict(variant="pre-fixed", disk="usb-pio", pressure="none", rep=1,

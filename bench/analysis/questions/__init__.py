@@ -18,9 +18,9 @@ question.
 import os
 
 from .. import plots
-from . import cost, counted, integrity, memory, sweep, usbpio
+from . import bounced, cost, counted, integrity, memory, sweep, usbpio
 
-QUESTIONS = (cost, counted, usbpio, sweep, memory, integrity)
+QUESTIONS = (cost, counted, usbpio, sweep, memory, integrity, bounced)
 
 
 def name(q):

@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Did the bounce path run? The bounced bios the block_bio_bounce hist
+trigger counted per job, and whether they prove the bounce path ran
+(stats.bounce_exercised): the report's first line and its section, and
+the summary bench/compare prints at the end of a run (bench/analyze
+--bounce-summary), with the failed boots.
+"""
+import numpy as np
+import pandas as pd
+
+from .. import md
+from .. import roles as ROLES
+from .. import stats
+from .. import tidy
+
+TITLE = "Did the bounce path run?"
+
+
+def _cell(jobs):
+    counted = jobs[jobs["bounce_trace"] == "counted"]
+    if not counted.empty:
+        total = int(counted["bounces"].sum())
+        if stats.bounce_exercised(jobs):
+            return f"{total}  <- bounce path exercised"
+        return f"{total}  (not exercised: {stats.bounce_check(jobs)})" if total > 0 else str(total)
+    if (jobs["bounce_trace"] == "absent").any():
+        return "0 (no bounce code in this kernel)"
+    skipped = [r for r in jobs.loc[jobs["state"] == "skipped", "reason"] if r]
+    return f"not measured: {skipped[0]}" if skipped else "not measured"
+
+
+def lines(run_dir):
+    """The summary's lines; a folder that cannot be loaded gets one line
+    saying why (the run itself is intact)."""
+    try:
+        run = tidy.load_run(run_dir)
+    except (tidy.RunError, OSError, ValueError) as e:
+        return [f"bounced bios counted: none ({e})"]
+    cells = {}
+    if not run.jobs.empty:
+        for (label, disk), g in run.jobs.groupby(["variant", "disk"], sort=False):
+            cells[(label, disk)] = _cell(g)
+    failed = run.boots[run.boots["status"] != "ok"]
+    for (label, disk), g in failed.groupby(["variant", "disk"], sort=False):
+        line = cells.get((label, disk), "not measured")
+        cells[(label, disk)] = f"{line} ({len(g)} boot(s) failed)"
+    out = ["bounced bios counted (block:block_bio_bounce) per variant and disk:"]
+    out += [f"  {label + ' ' + disk:<28} {line}" for (label, disk), line in sorted(cells.items())]
+    if not failed.empty:
+        out.append("failed boots (folders and serial logs kept):")
+        out += [f"  boot {b.boot} {b.variant} {b.disk} {b.pressure} rep {b.rep}: "
+                f"{b.status} ({b.dir})" for b in failed.sort_values("boot").itertuples()]
+    return out
+
+
+def table(run):
+    """Per variant, disk, job and pressure: jobs, counted, bounces (sum)
+    and trace ("counted", "absent", ...)."""
+    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
+    rows = []
+    if ok.empty:
+        return pd.DataFrame(columns=["variant", "disk", "job", "pressure",
+                                     "jobs", "counted", "bounces", "trace"])
+    for key, g in ok.groupby(["variant", "disk", "job", "pressure"], sort=True):
+        counted = g[g["bounce_trace"] == "counted"]
+        rows.append(dict(zip(["variant", "disk", "job", "pressure"], key),
+                         jobs=len(g), counted=len(counted),
+                         bounces=float(counted["bounces"].sum()) if len(counted) else np.nan,
+                         trace="/".join(sorted(set(g["bounce_trace"])))))
+    return pd.DataFrame(rows)
+
+
+def status(run):
+    """(exercised: bool|None, sentence) about the bounce variant on the
+    bounce-candidate disks."""
+    bs = table(run)
+    if bs.empty:
+        return None, "no measured jobs"
+    pf = bs[bs["variant"].map(lambda v: ROLES.is_bounce(run, v)) &
+            bs["disk"].map(lambda d: ROLES.is_candidate(run, d))]
+    if pf.empty:
+        return None, "not tested: no bounce-variant job ran on a bounce-candidate disk"
+    names = f"{'/'.join(sorted(set(pf['variant'])))} on {'/'.join(sorted(set(pf['disk'])))}"
+    total = pf["bounces"].sum()
+    jobs = int(pf["jobs"].sum())
+    j = run.jobs
+    j = j[j["disk"].map(lambda d: ROLES.is_candidate(run, d)) &
+          j["variant"].map(lambda v: ROLES.is_bounce(run, v))]
+    zero_jobs = j[(j["state"] == "ok") & ~(j["bounces"] > 0)]
+    if stats.bounce_exercised(j):
+        return True, (f"exercised: {names} counted "
+                      f"{int(total)} bounced bios in {jobs} job(s)")
+    scope = "" if len(zero_jobs) >= jobs else " everywhere"
+    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {jobs} "
+                   f"job(s) of {names} counted no "
+                   "bounced bios; no bounce cost is reported for them")
+
+
+def section(run, verdicts):
+    bs = table(run)
+    out = [f"Bounce path: **{status(run)[1]}**.", "",
+           "Bounces are counted by a hist trigger on `block:block_bio_bounce` "
+           "during each job; \"absent\" means the kernel has no such "
+           "tracepoint (the bounce code is gone), which is not a count of 0.",
+           ""]
+    if not bs.empty:
+        rows = [[r.variant, r.disk, r.job, r.pressure, str(r.jobs),
+                 md.fmt(r.bounces, 4, "") if r.counted else "", r.trace]
+                for r in bs.itertuples()]
+        out.append(md.table(["variant", "disk", "job", "pressure", "jobs",
+                             "bounced bios (sum)", "tracepoint"], rows))
+    return out
+
+
+def first_screen(run, verdicts):
+    return []
+
+
+def figures(run, verdicts, p, everything):
+    pass

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-run unit tests for copyref and lowhog.  Sourced by run-tests.sh,
-# after its own tests: uses its BIN, FIX, TMP, BG_PIDS, run_test, expect,
-# wait_for and bad_args.
+# after its own tests: uses its BIN, FIX, TMP, run_test, expect, wait_for,
+# start_job, stop_job and bad_args.
 #
 # A 64-bit host has no LowFree, and its page tables free nothing one
 # could see there, so lowhog runs against meminfo fixtures: files, and a
@@ -128,9 +128,8 @@ no_lowhog_left()
 lh_start()	# lh_start ARGS...: start lowhog in the background, set LH_PID
 {
 	rm -f "$TMP/lh.out" "$TMP/lh.err"
-	"$LOWHOG" "$@" >"$TMP/lh.out" 2>"$TMP/lh.err" &
-	LH_PID=$!
-	BG_PIDS+=("$LH_PID")
+	start_job "$LOWHOG" "$@" >"$TMP/lh.out" 2>"$TMP/lh.err"
+	LH_PID=$JOB_PID
 }
 
 lh_holding()	# lh_holding: wait for the holding line
@@ -143,11 +142,7 @@ lh_holding()	# lh_holding: wait for the holding line
 
 lh_stop()	# lh_stop SIGNAL: signal lowhog, reap it, set LH_RC
 {
-	kill -"$1" "$LH_PID" 2>/dev/null
-	wait_for 5 eval '! kill -0 $LH_PID 2>/dev/null' ||
-		{ echo "lowhog still running 5 s after SIG$1"; return 1; }
-	wait "$LH_PID"
-	LH_RC=$?
+	stop_job lowhog "$LH_PID" "$1" && LH_RC=$JOB_RC
 }
 
 # lh_freeze WANT: SIGUSR1, then lowhog's newest "frozen" line, a new one,
@@ -427,15 +422,10 @@ t_lh_high_regulates()
 
 t_lh_child_dies()
 {
-	local rc
-
 	lh_fifo || return 1
 	kill -KILL "$LH_KID"
-	wait_for 5 eval '! kill -0 $LH_PID 2>/dev/null' ||
-		{ echo "lowhog still running 5 s after its child died"; return 1; }
-	wait "$LH_PID"
-	rc=$?
-	expect "exit status" "$rc" 1 &&
+	stop_job lowhog "$LH_PID" - "its child died" || return 1
+	expect "exit status" "$JOB_RC" 1 &&
 		grep -q '^lowhog: a child died while holding' "$TMP/lh.err"
 }
 

@@ -88,17 +88,8 @@ t_cr_quick()
 
 t_cr_bad_args()
 {
-	local rc=0
-
-	bad_usage "$COPYREF" -n 0 || rc=1
-	bad_usage "$COPYREF" -n junk || rc=1
-	bad_usage "$COPYREF" -n -3 || rc=1
-	bad_usage "$COPYREF" -n 5x || rc=1
-	bad_usage "$COPYREF" -n 100001 || rc=1
-	bad_usage "$COPYREF" -n || rc=1
-	bad_usage "$COPYREF" -q || rc=1
-	bad_usage "$COPYREF" extra || rc=1
-	return $rc
+	bad_each bad_usage "$COPYREF" -n 0 , -n junk , -n -3 , -n 5x \
+		, -n 100001 , -n , -q , extra
 }
 
 # ---- lowhog ----------------------------------------------------------
@@ -175,22 +166,9 @@ lh_fail()
 
 t_lh_bad_args()
 {
-	local rc=0
-
-	bad_usage "$LOWHOG" || rc=1
-	bad_usage "$LOWHOG" -t 2 || rc=1
-	bad_usage "$LOWHOG" -l x || rc=1
-	bad_usage "$LOWHOG" -l -1 || rc=1
-	bad_usage "$LOWHOG" -l 10x || rc=1
-	bad_usage "$LOWHOG" -l 99999999999999999999 || rc=1
-	bad_usage "$LOWHOG" -l 10 -t x || rc=1
-	bad_usage "$LOWHOG" -l 10 -T 0 || rc=1
-	bad_usage "$LOWHOG" -l 10 -T x || rc=1
-	bad_usage "$LOWHOG" -l 10 -m "" || rc=1
-	bad_usage "$LOWHOG" -l 10 -q || rc=1
-	bad_usage "$LOWHOG" -l || rc=1
-	bad_usage "$LOWHOG" -l 10 extra || rc=1
-	return $rc
+	bad_each bad_usage "$LOWHOG" , -t 2 , -l x , -l -1 , -l 10x \
+		, -l 99999999999999999999 , -l 10 -t x , -l 10 -T 0 \
+		, -l 10 -T x , -l 10 -m "" , -l 10 -q , -l , -l 10 extra
 }
 
 t_lh_no_lowfree()

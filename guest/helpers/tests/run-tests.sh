@@ -350,21 +350,33 @@ bad_args()
 	return 1
 }
 
+# bad_each CHECK PROG ARGS [, ARGS]...: CHECK (bad_args, bad_usage) of
+# PROG with each list of ARGS, the lists parted by a lone ","; fails when
+# any does.
+bad_each()
+{
+	local check=$1 prog=$2 a rc=0 args=()
+
+	shift 2
+	for a in "$@" ,; do
+		if [ "$a" = , ]; then
+			"$check" "$prog" "${args[@]}" || rc=1
+			args=()
+		else
+			args+=("$a")
+		fi
+	done
+	return $rc
+}
+
 t_lm_bad_args()
 {
 	local o=$TMP/bad.csv rc=0
 
-	bad_args "$LABMON" || rc=1
-	bad_args "$LABMON" -o "$o" || rc=1
-	bad_args "$LABMON" -i 10 || rc=1
-	bad_args "$LABMON" -i 0 -o "$o" || rc=1
-	bad_args "$LABMON" -i abc -o "$o" || rc=1
-	bad_args "$LABMON" -i -5 -o "$o" || rc=1
-	bad_args "$LABMON" -i 10x -o "$o" || rc=1
-	bad_args "$LABMON" -i 99999999999999999999 -o "$o" || rc=1
-	bad_args "$LABMON" -i 10 -o "$o" -n 0 || rc=1
-	bad_args "$LABMON" -i 10 -o "$o" -q || rc=1
-	bad_args "$LABMON" -i 10 -o "$o" extra || rc=1
+	bad_each bad_args "$LABMON" , -o "$o" , -i 10 , -i 0 -o "$o" \
+		, -i abc -o "$o" , -i -5 -o "$o" , -i 10x -o "$o" \
+		, -i 99999999999999999999 -o "$o" , -i 10 -o "$o" -n 0 \
+		, -i 10 -o "$o" -q , -i 10 -o "$o" extra || rc=1
 	[ -e "$o" ] && { echo "bad arguments still created $o"; rc=1; }
 	return $rc
 }
@@ -500,20 +512,9 @@ t_mh_file()
 
 t_mh_bad_args()
 {
-	local rc=0
-
-	bad_args "$MEMHOG" || rc=1
-	bad_args "$MEMHOG" -m 0 || rc=1
-	bad_args "$MEMHOG" -m abc || rc=1
-	bad_args "$MEMHOG" -m -4 || rc=1
-	bad_args "$MEMHOG" -m 4 -p -1 || rc=1
-	bad_args "$MEMHOG" -m 4 -t x || rc=1
-	bad_args "$MEMHOG" -m 4 -c 2 || rc=1
-	bad_args "$MEMHOG" -m 4 -f "$TMP/x" || rc=1
-	bad_args "$MEMHOG" -m 4 -q || rc=1
-	bad_args "$MEMHOG" -m 4 extra || rc=1
-	bad_args "$MEMHOG" -m 99999999999999999999999 || rc=1
-	return $rc
+	bad_each bad_args "$MEMHOG" , -m 0 , -m abc , -m -4 , -m 4 -p -1 \
+		, -m 4 -t x , -m 4 -c 2 , -m 4 -f "$TMP/x" , -m 4 -q \
+		, -m 4 extra , -m 99999999999999999999999
 }
 
 t_mh_mmap_fails()

@@ -20,34 +20,26 @@ class Usage(Exception):
     """--help, or an unknown option: the usage text, exit 2."""
 
 
-# option -> the key of its raw value
-VALUED = {
-    "--reps": "reps", "--exact-reps": "exact_reps",
-    "--integrity-reps": "integrity_reps", "-j": "side_jobs",
-    "--sshloginfile": "sshloginfile", "--variants": "variants",
-    "--disks": "disks", "--jobs": "jobs",
-    "--probe-jobs": "probe_jobs", "--integrity-jobs": "integrity_jobs",
-    "--lowfree-mb": "lowfree_mb", "--pressure": "pressures",
-    "--pressure-disks": "pressure_disks",
-    "--pressure-levels": "pressure_levels",
-    "--pressure-jobs": "pressure_jobs", "--jobs-dir": "jobs_dir",
-    "--sweep-disks": "sweep_disks", "--sweep-jobs": "sweep_jobs",
-    "--accel": "accel", "--clock": "clock",
-    "--timeout": "timeout", "--kernel-args": "kargs",
-    "--guest-sleep": "guest_sleep", "--run-id": "run_id",
-    "--disk-wait": "disk_wait", "--mon-interval-ms": "mon_ms",
-    "--job-timeout": "job_timeout", "--until-ci": "until_ci",
-    "--budget-min": "budget_min", "--set": "set",
-}
 # these lists are emptied by "none"
 NONE_EMPTIES = ("jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
                 "pressure_levels", "pressure_jobs", "sweep_disks", "sweep_jobs")
-MATRIX_KEYS = {"variants": "variants", "disks": "disks", "pressures": "pressure",
-               "reps": "reps", "jobs": "jobs", "probe_jobs": "probe_jobs",
-               "integrity_jobs": "integrity_jobs", "pressure_disks": "pressure_disks",
-               "pressure_levels": "pressure_levels", "pressure_jobs": "pressure_jobs",
-               "exact_reps": "exact_reps", "integrity_reps": "integrity_reps",
-               "sweep_disks": "sweep_disks", "sweep_jobs": "sweep_jobs"}
+# attribute -> its key in a matrix set (its own name, but one)
+MATRIX_KEYS = {a: "pressure" if a == "pressures" else a for a in
+               ("variants", "disks", "pressures", "reps", "exact_reps", "integrity_reps")
+               + NONE_EMPTIES}
+# attribute -> its "default KEY" of lab.conf
+LAB_DEFAULTS = {"lowfree_mb": "lowfree_target_mb", "clock": "clock", "disk_wait": "disk_wait_s",
+                "mon_ms": "mon_interval_ms", "job_timeout": "job_timeout_s"}
+# option -> the attribute its value sets: the option's name with "_" for
+# "-", but for these four
+VALUED = {o: o[2:].replace("-", "_") for o in (
+    "--set", "--reps", "--exact-reps", "--integrity-reps", "--sshloginfile", "--variants",
+    "--disks", "--jobs", "--probe-jobs", "--integrity-jobs", "--lowfree-mb",
+    "--pressure-disks", "--pressure-levels", "--pressure-jobs", "--jobs-dir",
+    "--sweep-disks", "--sweep-jobs", "--accel", "--clock", "--timeout", "--guest-sleep",
+    "--run-id", "--disk-wait", "--job-timeout", "--until-ci", "--budget-min")}
+VALUED.update({"-j": "side_jobs", "--pressure": "pressures", "--kernel-args": "kargs",
+               "--mon-interval-ms": "mon_ms"})
 
 
 @dataclass
@@ -134,13 +126,12 @@ def parse(argv, matrix, lab, cpus, root):
             raise Usage(f"bouncelab: unknown option '{a}'")
         i += 1
     o = Options(set=_pick_set(named, matrix), dry_run=dry_run)
-    raw = {attr: " ".join(matrix[o.set].get(key) or []) for attr, key in MATRIX_KEYS.items()}
     default = lambda k: lab["default"].get(k, {}).get("value", "")
-    raw.update(side_jobs=str(cpus), sshloginfile="", lowfree_mb=default("lowfree_target_mb"),
-               jobs_dir=os.path.join(root, "bench", "jobs"), accel="auto",
-               clock=default("clock"), timeout="900", kargs="", guest_sleep="", run_id="",
-               disk_wait=default("disk_wait_s"), mon_ms=default("mon_interval_ms"),
-               job_timeout=default("job_timeout_s"), until_ci="", budget_min="60")
+    raw = {attr: "" for attr in VALUED.values()}
+    raw.update({attr: " ".join(matrix[o.set].get(key) or []) for attr, key in MATRIX_KEYS.items()})
+    raw.update({attr: default(key) for attr, key in LAB_DEFAULTS.items()})
+    raw.update(side_jobs=str(cpus), jobs_dir=os.path.join(root, "bench", "jobs"), accel="auto",
+               timeout="900", budget_min="60")
     raw.update(given)
     o.memhog_mb = default("memhog_mb")
     return _resolve(o, raw)

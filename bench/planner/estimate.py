@@ -49,10 +49,6 @@ def _means(runs):
     return means[0], means[1], means[2].get("")
 
 
-def _mmss(s):
-    return f"{int(s // 60)}m{int(s % 60):02d}s"
-
-
 def estimate(rows, results, side, exact_clocks):
     """The estimate's lines for matrix.tsv rows [boot, label, kernel,
     disk, pressure, rep, clock]."""
@@ -73,7 +69,7 @@ def estimate(rows, results, side, exact_clocks):
                    + (", side by side" if e["exact"] else "")
                    + (" (no earlier boot of it: a guess)" if e["guess"] else ""))
     total = int(total[True] / side + total[False] + 0.5)
-    out.append(f"  total: about {_mmss(total)} ({side} side by side; kernel and guest builds not included;")
+    out.append(f"  total: about {total // 60}m{total % 60:02d}s ({side} side by side; kernel and guest builds not included;")
     out.append("  an exact-clock entry that spreads gets the rest of its reps on top)")
     return out
 

@@ -67,9 +67,8 @@ def _base(root, base):
 
 def _build_info(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
+        return json.loads(_read(path))
+    except ValueError:
         return None
 
 

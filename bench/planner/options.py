@@ -9,7 +9,7 @@ empties a job or pressure-disk list.
 """
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field, make_dataclass
 
 
 class BadArg(Exception):
@@ -23,6 +23,7 @@ class Usage(Exception):
 # these lists are emptied by "none"
 NONE_EMPTIES = ("jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
                 "pressure_levels", "pressure_jobs", "sweep_disks", "sweep_jobs")
+LISTS = ("variants", "disks", "pressures") + NONE_EMPTIES
 # attribute -> its key in a matrix set (its own name, but one)
 MATRIX_KEYS = {a: "pressure" if a == "pressures" else a for a in
                ("variants", "disks", "pressures", "reps", "exact_reps", "integrity_reps")
@@ -42,45 +43,15 @@ VALUED.update({"-j": "side_jobs", "--pressure": "pressures", "--kernel-args": "k
                "--mon-interval-ms": "mon_ms"})
 
 
-@dataclass
-class Options:
-    set: str = "default"
-    variants: list = field(default_factory=list)
-    disks: list = field(default_factory=list)
-    pressures: list = field(default_factory=list)
-    jobs: list = field(default_factory=list)
-    probe_jobs: list = field(default_factory=list)
-    integrity_jobs: list = field(default_factory=list)
-    pressure_disks: list = field(default_factory=list)
-    pressure_levels: list = field(default_factory=list)
-    pressure_jobs: list = field(default_factory=list)
-    sweep_disks: list = field(default_factory=list)
-    sweep_jobs: list = field(default_factory=list)
-    reps: int = 0
-    exact_reps: int = 0
-    integrity_reps: int = 0
-    side_jobs: int = 1
-    sshloginfile: str = ""
-    memhog_mb: str = ""
-    lowfree_mb: int = 0
-    lowfree_raw: str = ""
-    jobs_dir: str = ""
-    accel: str = "auto"
-    clock: str = ""
-    timeout: int = 900
-    kargs: str = ""
-    guest_sleep: str = ""
-    run_id: str = ""
-    disk_wait: int = 0
-    mon_ms: int = 0
-    job_timeout: int = 0
-    dry_run: bool = False
-    until_ci: str = ""
-    budget_min: int = 60
-
-
-def _split(value):
-    return value.replace(",", " ").split()
+# The resolved options, in plan.json's order: the set, the lists, then
+# these (each with its default).
+Options = make_dataclass("Options", [("set", str, "default")] + [
+    (a, list, field(default_factory=list)) for a in LISTS] + [(a, type(v), v) for a, v in (
+        ("reps", 0), ("exact_reps", 0), ("integrity_reps", 0), ("side_jobs", 1),
+        ("sshloginfile", ""), ("memhog_mb", ""), ("lowfree_mb", 0), ("lowfree_raw", ""),
+        ("jobs_dir", ""), ("accel", "auto"), ("clock", ""), ("timeout", 900), ("kargs", ""),
+        ("guest_sleep", ""), ("run_id", ""), ("disk_wait", 0), ("mon_ms", 0),
+        ("job_timeout", 0), ("dry_run", False), ("until_ci", ""), ("budget_min", 60))])
 
 
 def _positive(value, message):
@@ -139,9 +110,9 @@ def parse(argv, matrix, lab, cpus, root):
 
 def _resolve(o, raw):
     """The raw strings checked and typed into o, in compare's order."""
-    for attr in ("variants", "disks", "pressures") + NONE_EMPTIES:
+    for attr in LISTS:
         v = raw[attr].strip()
-        setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else _split(v))
+        setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else v.replace(",", " ").split())
     o.reps = _positive(raw["reps"], "--reps wants a positive number, not '{}'")
     # without exact_reps an exact entry gets the reps of every other
     o.exact_reps = min(_positive(raw["exact_reps"] or raw["reps"],

@@ -48,7 +48,7 @@ RF=pressure-rewrite-fsync.fio
 DW=pressure-direct-write.fio
 LAT=lat-randread-4k-qd1.fio
 . "$BL_ROOT/lib/lab.sh"
-# (WV, I512, IBUF, OCC: guest-lib.sh's)
+# (WV, I512, IBUF, OCC, REFUSAL: guest-lib.sh's)
 . "$BL_ROOT/tests/guest-lib.sh"
 
 test_truth_table()

@@ -6,10 +6,10 @@ are interleaved: per rep, per entry, per pressure, every label in turn;
 the disk entries under the pressures of every boot, then the pressure
 disks under each level. An entry that repeats (an exact clock, no disk
 QEMU completes on its threads: plan["host_disks"]) stops after
-exact_reps reps unless plan["extend"] names it ("DISKS|PRESSURE"); a
-pressure disk under a level gets every rep (writeback under pressure is
-chaotic: each seed its own trajectory). A label named twice (pre, pre)
-is kept apart as pre.2: an A/A copy.
+exact_reps reps unless plan["extend"] names it ("DISKS|PRESSURE"); every
+rep at once for an entry with such a disk and for a pressure disk under
+its levels (chaotic: each seed its own trajectory). A label named twice
+(pre, pre) is kept apart as pre.2: an A/A copy.
 """
 import re
 
@@ -23,6 +23,7 @@ def entry(e, clock=None):
     head, colon, cap = e.partition(":")
     disks, at, c = head.partition("@")
     return disks, (c if at else clock), (cap if colon else None)
+
 
 def _copy(label):
     """(variant, copy number): "pre.2" -> ("pre", 2), "pre" -> ("pre", 1)

@@ -2,8 +2,17 @@
 # shellcheck shell=bash
 # Booting the real guest (bench/guest-run) and reading what it measured:
 # the helpers of the truth-table suites (guest-test.sh for the default
-# base, versions-test.sh for the others). Source it after tests/lib.sh,
-# with RUNS set to the folder the boots go to.
+# base, versions-test.sh for the others). Source it after tests/lib.sh
+# and lib/lab.sh, with RUNS set to the folder the boots go to.
+
+# The jobs both suites' rows run, and what a kernel without bounce code says.
+WV=smoke-randwrite-verify.fio
+I512=integrity-direct-512-qd8.fio
+IBUF=integrity-buffered-1k.fio
+# 64 KiB at QD8: at most 8 x 16 = 128 bounce pages in flight
+OCC=occupancy-write-64k-qd8.fio
+REFUSAL=$(bl_lab_refusal "$(bl_lab_disk usb-pio channel)")
+SDEBUG_IGNORED='lab_no_highmem ignored: no driver can ask for bounce buffering any more'
 
 # boot NAME VARIANT PRESSURE JOBS...: one guest; prints nothing, the
 # folder is $RUNS/NAME.
@@ -221,12 +230,13 @@ meminfo_bounce_zero()
 }
 
 # row NAME VARIANT KNOB JOBS: boot it (two tests); ROW_OK says whether
-# the row's own checks (rcheck) can run.
+# the row's own checks (rcheck) can run, ROW_JOBS are its JOBS.
 row()
 {
 	local name=$1
 	shift
 	ROW_OK=0
+	ROW_JOBS=$3
 	if boot "$name" "$@"; then
 		ROW_OK=1
 		t_ok "$name: guest ran its plan"
@@ -247,6 +257,43 @@ rcheck()
 	else
 		t_skip "$1" "the boot failed"
 	fi
+}
+
+# bounce_checks NAME BOUNCES: one check per write+verify job of the row:
+# on a knob-on disk (usb-pio, ram-bounce) bounces > 0 when BOUNCES is yes,
+# else 0 (the inverted check); 0 on every other disk.
+bounce_checks()
+{
+	local n=$1 i=0 job disk
+	for job in $ROW_JOBS; do
+		i=$((i + 1))
+		[ "${job#*:}" = "$WV" ] || continue
+		disk=${job%%:*}
+		case $disk:$2 in
+		usb-pio:yes | ram-bounce:yes)
+			rcheck "$n: bounces > 0 on $disk ($(bounces $n $i))" check_bounces $n $i gt 0 ;;
+		usb-pio:* | ram-bounce:*)
+			rcheck "$n: 0 bounces on $disk (inverted check)" check_bounces $n $i eq 0 ;;
+		*)	rcheck "$n: 0 bounces on $disk" check_bounces $n $i eq 0 ;;
+		esac
+	done
+}
+
+# refused_checks NAME: a kernel without bounce code, its row's first jobs
+# write+verify on usb-pio, virtio and ram-bounce: usb-storage refuses the
+# usb disk, the other two work with no bounce tracepoint, and scsi_debug
+# says its knob cannot bounce.
+refused_checks()
+{
+	local n=$1
+	rcheck "$n: no usb disk" disk_absent $n usb-pio
+	rcheck "$n: usb-storage refuses the probe with lab.conf's message" \
+		grep -q "$REFUSAL" "$RUNS/$n/guest/dmesg.txt"
+	rcheck "$n: virtio write+verify works" job_ok $n 2
+	rcheck "$n: no bounce tracepoint" check_bounces $n 2 eq absent
+	rcheck "$n: ram-bounce write+verify works" job_ok $n 3
+	rcheck "$n: scsi_debug says its knob cannot bounce" \
+		grep -q "$SDEBUG_IGNORED" "$RUNS/$n/guest/dmesg.txt"
 }
 
 # boot_insn NAME VARIANT JOBS: boot on the insn clock (BOUNCELAB_INSNPROF

@@ -53,39 +53,38 @@ t_summary"
 	"$sb/tests/h-test.sh" 2>&1
 }
 
+# harness_case SANDBOX NAME OK BODY LINE...: the suite BODY (harness_run)
+# exits 0 when OK is "ok", non-zero when it is "fails"; it prints each
+# LINE, whole, in that order, the last LINE last.
+harness_case()
+{
+	local sb=$1 name=$2 want=$3 body=$4 out rc=0 got=ok rest line n
+	shift 4
+	out=$(harness_run "$sb" "$body") || rc=$?
+	[ $rc = 0 ] || got=fails
+	rest=$out
+	for line in "$@"; do
+		n=$(grep -Fxn -m 1 -- "$line" <<<"$rest" | cut -d: -f1)
+		[ -n "$n" ] || { got="without '$line' in order"; break; }
+		rest=$(tail -n +$((n + 1)) <<<"$rest")
+	done
+	[ -z "$rest" ] || [ "$got" != "$want" ] || got="with more after '$line'"
+	[ "$got" = "$want" ] && t_ok "$name" || t_fail "$name" "exit $rc: $got" "$out"
+}
+
 test_harness()
 {
-	local sb out rc name
+	local sb
 	sb=$(sandbox harness)
-
-	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b "no kvm here"; t_ok c')
-	rc=$?
-	name="lib.sh: KTAP: t_plan prints the version and 1..N, t_skip '# SKIP reason', a Totals line"
-	if [ $rc = 0 ] && [ "$(head -n 2 <<<"$out" | tr '\n' ' ')" = "KTAP version 1 1..3 " ] &&
-	   grep -qx 'ok 2 - b # SKIP no kvm here' <<<"$out" &&
-	   grep -qx 'ok 3 - c' <<<"$out" &&
-	   grep -qx '# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:1 error:0' <<<"$out" &&
-	   [ "$(tail -n 1 <<<"$out")" = "2 passed, 0 failed, 1 skipped" ]; then
-		t_ok "$name"
-	else
-		t_fail "$name" "exit $rc" "$out"
-	fi
-
-	out=$(harness_run "$sb" 't_plan 3; t_ok a; t_skip b why')
-	rc=$?
-	name="lib.sh: fewer tests run than planned is a failure"
-	if [ $rc != 0 ] && grep -q 'planned 3 tests but ran 2' <<<"$out" &&
-	   [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed, 1 skipped" ]; then
-		t_ok "$name"
-	else
-		t_fail "$name" "exit $rc" "$out"
-	fi
-
-	out=$(harness_run "$sb" 't_ok a; t_fail b')
-	rc=$?
-	[ $rc != 0 ] && [ "$(tail -n 1 <<<"$out")" = "1 passed, 1 failed, 0 skipped" ] &&
-		t_ok "lib.sh: without a plan, a failure still fails" ||
-		t_fail "lib.sh: without a plan, a failure still fails" "exit $rc" "$out"
+	harness_case "$sb" "lib.sh: KTAP: t_plan prints the version and 1..N, t_skip '# SKIP reason', a Totals line" \
+		ok 't_plan 3; t_ok a; t_skip b "no kvm here"; t_ok c' \
+		'KTAP version 1' '1..3' 'ok 2 - b # SKIP no kvm here' 'ok 3 - c' \
+		'# Totals: pass:2 fail:0 xfail:0 xpass:0 skip:1 error:0' '2 passed, 0 failed, 1 skipped'
+	harness_case "$sb" "lib.sh: fewer tests run than planned is a failure" \
+		fails 't_plan 3; t_ok a; t_skip b why' \
+		'# planned 3 tests but ran 2' '1 passed, 1 failed, 1 skipped'
+	harness_case "$sb" "lib.sh: without a plan, a failure still fails" \
+		fails 't_ok a; t_fail b' '1 passed, 1 failed, 0 skipped'
 }
 
 test_run_all_skipped()

@@ -12,32 +12,36 @@ set -uo pipefail
 
 # --- the guest's plan variables from the host --------------------------------
 
+# plan_holds NAME RC PLAN OUT WAIT INTERVAL TIMEOUT: a run that exited RC
+# (output in OUT) wrote the guest's PLAN with those three values.
+plan_holds()
+{
+	local name=$1 rc=$2 plan=$3 out=$4
+	[ $rc = 0 ] && [ -n "$plan" ] && grep -qx "BL_DISK_WAIT=$5" "$plan" &&
+	   grep -qx "BL_MON_INTERVAL_MS=$6" "$plan" && grep -qx "BL_JOB_TIMEOUT=$7" "$plan" &&
+		t_ok "$name" ||
+		t_fail "$name" "exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$out")"
+}
+
 test_plan_options()
 {
-	local sb rc=0 plan
+	local sb rc=0
 	sb=$(sandbox plan-options)
 	fake_cache
 	fake_qemu "$sb"
 	"$sb/bench/guest-run" -v pre -j "virtio:smoke-randread.fio" -d 1 -o "$WORK/plan-gr" \
 		-W 7 -I 50 -T 90 >"$WORK/plan-gr.out" 2>&1 || rc=$?
-	plan=$WORK/plan-gr/plan/plan
-	[ $rc = 0 ] && grep -qx BL_DISK_WAIT=7 "$plan" && grep -qx BL_MON_INTERVAL_MS=50 "$plan" &&
-	   grep -qx BL_JOB_TIMEOUT=90 "$plan" &&
-		t_ok "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" ||
-		t_fail "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" \
-			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-gr.out")"
+	plan_holds "guest-run -W -I -T: BL_DISK_WAIT, BL_MON_INTERVAL_MS, BL_JOB_TIMEOUT in the plan" \
+		$rc "$WORK/plan-gr/plan/plan" "$WORK/plan-gr.out" 7 50 90
 
 	rc=0
 	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \
 		--jobs smoke-randread --probe-jobs none --integrity-jobs none \
 		--accel tcg --run-id plan --disk-wait 8 \
 		--mon-interval-ms 60 --job-timeout 91 >"$WORK/plan-cmp.out" 2>&1 || rc=$?
-	plan=$(ls "$sb"/results/plan/boots/*/plan/plan 2>/dev/null | head -n 1)
-	[ $rc = 0 ] && [ -n "$plan" ] && grep -qx BL_DISK_WAIT=8 "$plan" &&
-	   grep -qx BL_MON_INTERVAL_MS=60 "$plan" && grep -qx BL_JOB_TIMEOUT=91 "$plan" &&
-		t_ok "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" ||
-		t_fail "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" \
-			"exit $rc" "$(cat "$plan" 2>/dev/null)" "$(tail -n 3 "$WORK/plan-cmp.out")"
+	plan_holds "compare --disk-wait --mon-interval-ms --job-timeout reach the boots' plans" \
+		$rc "$(ls "$sb"/results/plan/boots/*/plan/plan 2>/dev/null | head -n 1)" \
+		"$WORK/plan-cmp.out" 8 60 91
 
 	rc=0
 	"$sb/bench/compare" --variants pre --disks virtio --pressure none --reps 1 \

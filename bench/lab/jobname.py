@@ -1,20 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """What a job's name says (bench/jobs/NAME.fio): the lab's one parser of
-the job-name grammar. Every module that selects jobs by name asks here.
+the job-name grammar, FAMILY-[rand|seq]{read|write}-SIZE-qdN[REST].
 
-  FAMILY-[rand|seq]{read|write}-SIZE-qdN[REST]
+  family     the word before the first "-" (lat, sweep, pressure, ...)
+  shape      pattern (rand, seq or ""), direction (read, write or ""),
+             size in bytes (4k, 1m, 512), queue depth, and the REST after
+             qdN ("" or "+probe", the probed twin tidy.py names)
+  directions those a name mentions anywhere ("writeback", "rewrite":
+             writes)
 
-  family     the word before the first "-": lat, tput, sweep, pressure,
-             integrity, occupancy, smoke, ... (what the job is for)
-  shape      pattern (rand, seq, or "" where the name does not say),
-             direction (read, write or ""), size in bytes (4k, 1m, 512),
-             queue depth, and the REST after qdN ("" or "+probe", the
-             probed twin tidy.py names)
-  directions the directions a name mentions anywhere ("writeback" and
-             "rewrite" are writes)
-
-A user's job may name only some of these; what it does not say is "" or
-None, never guessed.
+What a user's job name does not say is "" or None, never guessed.
 """
 import re
 from typing import NamedTuple
@@ -49,8 +44,7 @@ def is_sweep(job):
 
 
 def is_pressure(job):
-    """A job run under memory pressure (pressure-*: a writer beside a
-    steady reader, memory.py)."""
+    """A job run under memory pressure (pressure-*, memory.py)."""
     return family(job) == PRESSURE
 
 
@@ -60,8 +54,7 @@ def is_writeback(job):
 
 
 def is_streaming(job):
-    """A sequential or buffered job: its bandwidth, not its IOPS, is its
-    throughput."""
+    """A sequential or buffered job: its throughput is its bandwidth."""
     return "seq" in str(job) or "buffered" in str(job)
 
 
@@ -71,15 +64,14 @@ def directions(job):
 
 
 def access(job):
-    """(pattern, direction) of the first {rand|seq}{read|write} of a name
-    ("buffered-seqwrite": seq, write), None when it names none."""
+    """(pattern, direction) of a name's first {rand|seq}{read|write},
+    else None."""
     m = _ACCESS.search(str(job))
     return (m.group(1), m.group(2)) if m else None
 
 
 def shape(job):
-    """The Shape of the first SIZE-qdN of a name (and the pattern and
-    direction just before it), None when the name has none."""
+    """The Shape of a name's first [PATTERN DIR-]SIZE-qdN, else None."""
     m = _SHAPE.search(str(job))
     if not m:
         return None
@@ -88,9 +80,8 @@ def shape(job):
 
 
 def sweep_shape(job):
-    """{"pattern", "dir", "bytes", "qd"} of a sweep job's name
-    (sweep-{rand,seq}{read,write}-SIZE-qdN, nothing after), else None (a
-    probed twin of one included)."""
+    """{"pattern", "dir", "bytes", "qd"} of a sweep job
+    (sweep-{rand,seq}{read,write}-SIZE-qdN, nothing after), else None."""
     s = shape(job) if is_sweep(job) else None
     if s is None or not s.pattern or s.rest or \
             not str(job).startswith(f"{SWEEP}-{s.pattern}{s.dir}-"):
@@ -99,8 +90,8 @@ def sweep_shape(job):
 
 
 def is_io(job, pattern=None, direction=None, nbytes=None, qd=None, rest=None):
-    """Whether a name's shape is this (None: any): e.g. the 4 KiB QD1
-    random reads, is_io(job, "rand", "read", 4096, 1)."""
+    """Whether a name's shape is this (None: any), e.g. is_io(job,
+    "rand", "read", 4096, 1)."""
     s = shape(job)
     return s is not None and all(want is None or got == want for got, want in (
         (s.pattern, pattern), (s.dir, direction), (s.bytes, nbytes), (s.qd, qd),
@@ -108,6 +99,5 @@ def is_io(job, pattern=None, direction=None, nbytes=None, qd=None, rest=None):
 
 
 def is_page_qd1(job):
-    """A 4 KiB QD1 job, named so to its end (not its probed twin): the
-    lab's reference I/O, one page at a time."""
+    """A 4 KiB QD1 job (not its probed twin): the reference I/O."""
     return is_io(job, nbytes=PAGE_BYTES, qd=1, rest="")

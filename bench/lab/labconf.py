@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""bench/lab.conf for Python: the disks, their channels and roles.
-
-The same file lib/lab.sh reads. A run keeps the copy it ran with
-(RUN/lab.conf; bench/upgrade-run gives an older run the repository's).
+"""bench/lab.conf for Python: the disks, their channels and roles (the
+file lib/lab.sh reads). A run keeps the copy it ran with (RUN/lab.conf;
+bench/upgrade-run gives an older run the repository's).
 """
 import os
+from itertools import zip_longest
 
 REPO_LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab.conf")
 # Fields after TYPE and NAME, the last taking the rest of the line.
@@ -13,8 +13,7 @@ _FIELDS = {"channel": ("find", "args"), "refusal": ("message",),
            "disk": ("channel", "knob", "role", "label"),
            "role": ("role", "label"), "pressure": ("kind", "mib", "label"),
            "default": ("value",)}
-# The pressure of a boot without extra memory pressure (lab.conf's
-# "pressure none"): what a boot's pressure is unless a level is named.
+# A boot's pressure unless a level is named (lab.conf's "pressure none")
 NO_PRESSURE = "none"
 
 
@@ -27,10 +26,8 @@ def parse(text):
             continue
         names = _FIELDS[words[0]]
         rest = line.split(None, 1 + len(names))[2:]
-        if len(rest) < len(names):
-            rest += [""] * (len(names) - len(rest))
         out[words[0]][words[1]] = {k: ("" if v.strip() == "-" else v.strip())
-                                   for k, v in zip(names, rest)}
+                                   for k, v in zip_longest(names, rest, fillvalue="")}
     return out
 
 
@@ -53,9 +50,9 @@ def disk_role(lab, disk):
 
 
 def control_pairs(lab):
-    """(bounce candidate, control) disks on the same channel whose knobs
-    are module parameters, so both can share a boot: the within-boot
-    ratio of the two is free of the boot-to-boot speed of TCG."""
+    """(bounce candidate, control) disks of one channel whose knobs are
+    module parameters: they share a boot, and their within-boot ratio is
+    free of the boot-to-boot speed of TCG."""
     pairs = []
     disks = lab["disk"]
     for a, da in disks.items():
@@ -80,9 +77,8 @@ def clock(lab, name):
 
 
 def disk_clock(meta, disk):
-    """The clock a run booted disk under: meta.json "disk_clocks" (a
-    within-boot ratio disk A/B takes A's), else the run's default
-    "clock"."""
+    """The clock a run booted disk under (a ratio disk A/B: A's):
+    meta.json "disk_clocks", else the run's "clock"."""
     return str(meta["disk_clocks"].get(disk.split("/")[0]) or meta.get("clock") or "")
 
 
@@ -92,40 +88,34 @@ def disk_icount(meta, lab, disk):
 
 
 def host_completes(lab, disk):
-    """Whether QEMU completes disk's I/O on a host thread: its channel is
-    an emulated device (found by serial:). On an exact clock such a disk's
-    I/O time still hangs on the host, so its numbers do not repeat (a
-    within-boot ratio disk A/B is A's)."""
+    """Whether QEMU completes disk's I/O (a ratio disk A/B: A's) on a host
+    thread, its channel an emulated device (serial:): on an exact clock
+    its times still hang on the host and do not repeat."""
     channel = lab["disk"].get(disk.split("/")[0], {}).get("channel", "")
     return lab["channel"].get(channel, {}).get("find", "").startswith("serial:")
 
 
 def repeats(meta, lab, disk):
-    """Whether disk's numbers repeat to the instruction: booted under an
-    exact clock (an -icount shift) and completed in the guest."""
+    """Whether disk's numbers repeat to the instruction: an exact clock
+    (an -icount shift), completed in the guest."""
     return bool(disk_icount(meta, lab, disk)) and not host_completes(lab, disk)
 
 
-def names(lab, kind):
-    """The NAMEs of every line of TYPE kind, in file order."""
-    return list(lab.get(kind, {}))
-
-
 def known(lab, kind):
-    """The "(known: a b c )" tail of a refusal, as lib/lab.sh wrote it."""
-    return "(known: " + "".join(n + " " for n in names(lab, kind)) + ")"
+    """The "(known: a b c )" tail of a refusal, as lib/lab.sh writes it."""
+    return "(known: " + "".join(n + " " for n in lab.get(kind, {})) + ")"
 
 
 def exact_clocks(lab):
-    """The clocks with an -icount shift: their boots may run side by side
-    and their cells may be decided by the determinism bound."""
+    """The clocks with an -icount shift (boots side by side; cells the
+    determinism bound may decide)."""
     return [n for n, c in lab["clock"].items() if c.get("icount")]
 
 
 def shell(lab):
-    """lab as bash: BL_LAB[TYPE/NAME/FIELD]=VALUE (and BL_LAB[TYPE/NAME]
-    for every line) and BL_LAB_NAMES[TYPE]="NAME ...", for lib/lab.sh to
-    eval: one python3 process for every value a shell script asks for."""
+    """lab as bash for lib/lab.sh to eval (one python3 for every value a
+    script asks): BL_LAB[TYPE/NAME/FIELD]=VALUE, BL_LAB[TYPE/NAME]=1,
+    BL_LAB_NAMES[TYPE]="NAME ..."."""
     import shlex
     vals, kinds = [], []
     for kind, entries in lab.items():

@@ -1,42 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The planned boots of a run, from its plan (a dict: state.py's
-plan.json, the resolved Options and what check.py derived).
+"""The planned boots of a run, from its plan (plan.json's dict).
 
 A matrix entry is DISKS[@CLOCK][:REPS] ("ram-bounce+ram@insn:3"). Boots
 are interleaved: per rep, per entry, per pressure, every label in turn;
-the disk entries with the pressures of every boot, then the pressure
-disks under each pressure level. An entry that repeats (an exact clock,
-no disk QEMU completes on its own threads: plan["host_disks"]) stops
-after exact_reps reps unless plan["extend"] names it ("DISKS|PRESSURE").
-Every rep at once: an entry with such a disk, and a pressure disk under
-its levels (writeback under pressure is chaotic: each seed its own
-trajectory, so it would always be extended after the first round). A
-label named twice (pre, pre) is kept apart as pre.2: an A/A copy.
+the disk entries under the pressures of every boot, then the pressure
+disks under each level. An entry that repeats (an exact clock, no disk
+QEMU completes on its threads: plan["host_disks"]) stops after
+exact_reps reps unless plan["extend"] names it ("DISKS|PRESSURE"); every
+rep at once for an entry with such a disk and for a pressure disk under
+its levels (chaotic: each seed its own trajectory). A label named twice
+(pre, pre) is kept apart as pre.2: an A/A copy.
 """
 import re
 
 MATRIX_HEADER = ["boot", "variant", "kernel", "disk", "pressure", "rep", "clock"]
 
 
-def entry_disks(entry):
-    """"ram-bounce+ram@insn:3" -> "ram-bounce+ram"."""
-    return entry.split(":", 1)[0].split("@", 1)[0]
-
-
-def entry_clock(entry, default):
-    head = entry.split(":", 1)[0]
-    return head.split("@", 1)[1] if "@" in head else default
-
-
-def entry_cap(entry):
-    """The reps after ':' (a string, checked by check.py), else None."""
-    return entry.split(":", 1)[1] if ":" in entry else None
+def entry(e, clock=None):
+    """"ram-bounce+ram@insn:3" -> ("ram-bounce+ram", "insn", "3"): the
+    clock (clock when it names none) and the reps after ':' (None when
+    none; a string, checked by check.py)."""
+    head, colon, cap = e.partition(":")
+    disks, at, c = head.partition("@")
+    return disks, (c if at else clock), (cap if colon else None)
 
 
 def _copy(label):
-    """(variant, copy number): "pre.2" -> ("pre", 2), "pre" -> ("pre", 1).
-    Only a numeric suffix is a copy number: "6.1/fixed" is a variant of
-    base 6.1."""
+    """(variant, copy number): "pre.2" -> ("pre", 2), "pre" -> ("pre", 1)
+    ("6.1/fixed": a variant of base 6.1, no copy)."""
     m = re.fullmatch(r"(.+)\.([0-9]+)", label)
     return (m.group(1), int(m.group(2))) if m else (label, 1)
 
@@ -51,10 +42,9 @@ COPY_SEED_STEP = 1000
 
 
 def boot_seed(label, rep):
-    """A boot's seed: its rep, so that every kernel's boot of a rep starts
-    alike (its pairs block on the rep); a copy (pre.2) gets rep + 1000,
-    so that under an exact clock an A/A copy runs another trajectory, not
-    the same boot again."""
+    """A boot's seed: its rep (every kernel's boot of a rep starts alike:
+    its pairs block on the rep); rep + 1000 for a copy (pre.2), whose
+    exact-clock boots then run another trajectory."""
     return int(rep) + COPY_SEED_STEP * (_copy(label)[1] - 1)
 
 
@@ -80,10 +70,9 @@ def rows(p, first, last, start, extend_only=False):
         for entries, pressures, chaotic in ((p["disks"], p["pressures"], False),
                                             (p["pressure_disks"], p["pressure_levels"], True)):
             for e in entries:
-                cap = entry_cap(e)
+                d, _, cap = entry(e)
                 if cap is not None and rep > int(cap):
                     continue
-                d = entry_disks(e)
                 c = p["disk_clocks"][d.split("+")[0]]
                 repeats = c in exact and not chaotic and not host.intersection(d.split("+"))
                 for pr in pressures:
@@ -100,47 +89,40 @@ def rows(p, first, last, start, extend_only=False):
 
 
 def boot_jobs(p, lab, disks, pressure, rep):
-    """The job list of one boot: every job on every disk, the disks in
-    turn A B, then B A for the next job (drift within the boot hits each
-    disk alike); then the probed twins on the bounce candidates, then, in
-    the boots of a sweep_disks entry, the sweep jobs in the same turns,
-    then the integrity jobs (their reps only) on every disk. A boot under
-    a pressure level runs only the pressure jobs, in the same turns, the
-    disks' order swapped in even reps: a job starts from what the job
-    before it left, so neither disk always goes first."""
+    """The job list of one boot: every job on every disk, in turns A B
+    then B A (drift within the boot hits each disk alike); the probed
+    twins on the bounce candidates; in a sweep_disks entry's boots the
+    sweep jobs in the same turns; the integrity jobs (their reps only).
+    Under a pressure level only the pressure jobs, the disks swapped in
+    even reps (a job starts from what the one before it left)."""
     jobs, probes, integrity = p["jobs"], p["probe_jobs"], p["integrity_jobs"]
     sweep = p.get("sweep_jobs", []) if "+".join(disks) in {
-        entry_disks(e) for e in p.get("sweep_disks", [])} else []
+        entry(e)[0] for e in p.get("sweep_disks", [])} else []
     if rep > p["integrity_reps"]:
         integrity = []
     if pressure in p["pressure_levels"]:
         jobs, probes, integrity, sweep = p["pressure_jobs"], [], [], []
         if rep % 2 == 0:
             disks = disks[::-1]
-    out = []
-    for k, j in enumerate(jobs):
-        out += [f"{d}:{j}.fio" for d in (disks[::-1] if k % 2 else disks)]
-    for j in probes:
-        out += [f"{d}:{j}.fio:probe" for d in disks
-                if lab["disk"][d]["role"] == "bounce-candidate"]
-    for k, j in enumerate(sweep):
-        out += [f"{d}:{j}.fio" for d in (disks[::-1] if k % 2 else disks)]
-    for j in integrity:
-        out += [f"{d}:{j}.fio" for d in disks]
+    turns = lambda js: [f"{d}:{j}.fio" for k, j in enumerate(js)
+                        for d in (disks[::-1] if k % 2 else disks)]
+    out = turns(jobs) + [f"{d}:{j}.fio:probe" for j in probes for d in disks
+                         if lab["disk"][d]["role"] == "bounce-candidate"]
+    out += turns(sweep) + [f"{d}:{j}.fio" for j in integrity for d in disks]
     return " ".join(out)
 
 
 def guest_run_args(p, lab, n, label, disk, pressure, rep, fail_boot=""):
-    """bench/guest-run's options for one planned boot (but -o). fail_boot:
-    the test hook BL_COMPARE_FAIL_BOOT, a boot number made to panic."""
+    """bench/guest-run's options for one boot (but -o). fail_boot: the
+    test hook BL_COMPARE_FAIL_BOOT, a boot number made to panic."""
     kernel = label_kernel(label)
     disks = disk.split("+")
     args = ["-v", kernel, "-j", boot_jobs(p, lab, disks, pressure, int(rep)),
             "-J", p["jobs_dir"], "-p", pressure, "-c", p["disk_clocks"][disks[0]],
             "-m", str(p["memhog_mb"]), "-l", str(p["lowfree_mb"]), "-t", str(p["timeout"]),
             "-W", str(p["disk_wait"]), "-I", str(p["mon_ms"]), "-T", str(p["job_timeout"]),
-            # the seed moves the guest's start: the reps of an exact
-            # clock are an ensemble
+            # the seed moves the guest's start: an exact clock's reps
+            # are an ensemble
             "-S", str(boot_seed(label, rep))]
     if p["guest_sleep"]:
         args += ["-s", p["guest_sleep"]]

@@ -2,18 +2,16 @@
 """A run's arguments checked before the first boot (a typo must not cost
 an hour), and the plan they make.
 
-plan(o, lab, root) -> the plan dict, or raises BadArg (exit 2): an empty
-matrix, an unknown variant, disk, clock, pressure or job, a disk under
-two clocks, a probe job that is not a job. jobs(o, cache) has the guest's
-fio parse every job file (BadArg naming the file, with fio's message),
-before anything is built or booted; with no guest fio built yet it says
-the check is skipped. built(plan, cache) then checks what a real run
-needs (a dry run needs nothing built): the host's commands, the guest
-fio, each kernel and the initramfs (NotBuilt: exit 1), and parses the
-job files with that fio.
+plan(o, lab, root) -> the plan dict, or BadArg (exit 2): an empty matrix,
+an unknown variant, disk, clock, pressure or job, a disk under two
+clocks, a probe job that is not a job. jobs(o, cache): the guest's fio
+parses every job file (BadArg with fio's message), or a note says it
+could not. built(o, plan, cache): what a real run needs, the host's
+commands, the guest fio, the kernels and the initramfs (NotBuilt, exit
+1), and the job files parsed by that fio.
 
-kernels/variants is read by lib/variants.sh, in one bash call: its
-parser stays the one the kernel build uses.
+kernels/variants is read by lib/variants.sh (one bash call), the parser
+the kernel build uses.
 """
 import dataclasses
 import os
@@ -33,8 +31,8 @@ class NotBuilt(Exception):
 
 
 def _variants(root, names):
-    """[(canonical name, base)] of kernel variants; BadArg for an unknown
-    one (lib/variants.sh says which, on stderr)."""
+    """[(canonical name, base)] of variants; BadArg for an unknown one
+    (lib/variants.sh names it on stderr)."""
     script = ('. "$1/lib/common.sh"; . "$1/lib/variants.sh"; shift\n'
               'for v; do bl_variant_stacks "$v" >/dev/null || exit 1\n'
               '  echo "$(bl_variant_canonical "$v") $(bl_variant_base "$v")"; done')
@@ -50,8 +48,7 @@ def _boot_disks(lab, disks):
     one channel whose knob holds for the whole boot."""
     seen = set()
     for d in disks.split("+"):
-        if d not in lab["disk"]:
-            raise BadArg(f"unknown disk '{d}' {L.known(lab, 'disk')}")
+        _known(lab, "disk", d)
         ch = lab["disk"][d]["channel"]
         if not lab["disk"][d]["knob"].startswith("param:"):
             if ch in seen:
@@ -61,17 +58,17 @@ def _boot_disks(lab, disks):
     return disks.split("+")
 
 
-def _clock(lab, name):
-    if name not in lab["clock"]:
-        raise BadArg(f"unknown clock '{name}' {L.known(lab, 'clock')}")
+def _known(lab, kind, name):
+    if name not in lab[kind]:
+        raise BadArg(f"unknown {kind} '{name}' {L.known(lab, kind)}")
 
 
 def plan(o, lab, root):
     """The checked plan of Options o."""
     # the sweep runs in the boots of disk entries, none of its own: a
     # sweep disk that --disks left out takes the sweep with it
-    entries = {B.entry_disks(e) for e in o.disks}
-    o.sweep_disks = [e for e in o.sweep_disks if B.entry_disks(e) in entries]
+    entries = {B.entry(e)[0] for e in o.disks}
+    o.sweep_disks = [e for e in o.sweep_disks if B.entry(e)[0] in entries]
     if not (o.sweep_disks and o.sweep_jobs):
         o.sweep_disks, o.sweep_jobs = [], []
     if not (o.variants and o.disks and o.pressures
@@ -82,22 +79,20 @@ def plan(o, lab, root):
     kernels = _variants(root, o.variants)
     # 6.12/post is post: one label, one kernel folder
     o.variants = [k for k, _ in kernels]
-    _clock(lab, o.clock)
+    _known(lab, "clock", o.clock)
     disk_clocks = {}
     for e in o.disks + o.pressure_disks:
-        cap = B.entry_cap(e)
+        d, c, cap = B.entry(e, o.clock)
         if cap is not None and not re.fullmatch(r"[1-9][0-9]*", cap):
             raise BadArg(f"disk entry '{e}': the reps after ':' must be a positive number")
-        disks = _boot_disks(lab, B.entry_disks(e))
-        c = B.entry_clock(e, o.clock)
-        _clock(lab, c)
+        disks = _boot_disks(lab, d)
+        _known(lab, "clock", c)
         for d in disks:
             if disk_clocks.setdefault(d, c) != c:
                 raise BadArg(f"disk '{d}' is in entries with different clocks "
                              f"({disk_clocks[d]}, {c}); one clock per disk in a run")
     for p in o.pressures + o.pressure_levels:
-        if p not in lab["pressure"]:
-            raise BadArg(f"unknown pressure '{p}' {L.known(lab, 'pressure')}")
+        _known(lab, "pressure", p)
     if o.pressure_disks:
         if not (o.pressure_levels and o.pressure_jobs):
             raise BadArg(f"pressure disks '{' '.join(o.pressure_disks)}' need pressure levels and "
@@ -135,10 +130,9 @@ def job_files(o, probes=False):
 
 
 def _fio(fio, args):
-    """The guest's static i386 fio run on the host: directly, else (a host
-    without 32-bit support) under qemu-i386. The guest's environment
-    (guest/init: BL_DISK, BL_FS_DIR) as harmless placeholders: --parse-only
-    opens nothing."""
+    """The guest's static i386 fio run on the host: directly, else under
+    qemu-i386. guest/init's BL_DISK and BL_FS_DIR as placeholders:
+    --parse-only opens nothing."""
     env = dict(os.environ, BL_DISK="/dev/null", BL_FS_DIR="/tmp")
     try:
         r = subprocess.run([fio, "--help"], stdout=subprocess.DEVNULL,
@@ -159,8 +153,8 @@ def _guest_fio(cache):
 
 
 def _parse_jobs(o, fio):
-    """fio --parse-only on every job file of the run; BadArg for the first
-    one fio rejects, fio's message indented before it."""
+    """fio --parse-only of every job file; BadArg for the first one fio
+    rejects, with fio's message."""
     for j in job_files(o):
         path = os.path.join(o.jobs_dir, j + ".fio")
         r = _fio(fio, ["--parse-only", "--warnings-fatal", path])
@@ -170,21 +164,15 @@ def _parse_jobs(o, fio):
 
 
 def jobs(o, cache):
-    """The job files parsed by the guest's fio, before anything is built
-    (a dry run, ./run.sh compare before its builds). With no guest fio yet,
-    or none this host can run, a note says the check is skipped: the real
-    run checks them (built) before its first boot."""
+    """The job files parsed by the guest's fio before anything is built;
+    with no fio this host can run, a note that built() checks them."""
     fio = _guest_fio(cache)
-    why = None
-    if not os.access(fio, os.X_OK):
-        why = f"no guest fio at {fio} yet (./run.sh guest builds it)"
-    else:
-        try:
-            _parse_jobs(o, fio)
-        except NotBuilt as e:
-            why = str(e)
-    if why:
-        print(f"bouncelab: job files not checked by fio: {why}; a run checks them "
+    try:
+        if not os.access(fio, os.X_OK):
+            raise NotBuilt(f"no guest fio at {fio} yet (./run.sh guest builds it)")
+        _parse_jobs(o, fio)
+    except NotBuilt as e:
+        print(f"bouncelab: job files not checked by fio: {e}; a run checks them "
               "before its first boot", file=sys.stderr)
 
 

@@ -2,11 +2,10 @@
 """--dry-run: the planned boots in order and the time they should take,
 judging by earlier runs. Builds and boots nothing.
 
-A boot's seconds are the mean of the ok boots of the same disk and
-pressure in the newest run (boots.tsv's time) that has them, else of
-that disk, else the mean of the newest run with ok boots, else
-DEFAULT_BOOT_S. Boots on an exact clock run side_jobs side by side, so
-their sum is divided by it.
+A boot's seconds: the mean of the ok boots (boots.tsv) of the same disk
+and pressure in the newest run that has them, else of that disk, else of
+the newest run with ok boots, else DEFAULT_BOOT_S. Boots on an exact
+clock run side_jobs side by side: their sum is divided by it.
 """
 import glob
 import os
@@ -27,40 +26,34 @@ def _runs(results):
     return out
 
 
+def _secs(x):
+    try:
+        return float(x)
+    except ValueError:
+        return 0.0
+
+
 def _means(runs):
-    """({disk|pressure: mean}, {disk: mean}, the newest run's mean)."""
-    sums, dsums, first = {}, {}, None
-    for i, rows in enumerate(runs):
+    """({disk|pressure: mean}, {disk: mean}, the mean of all), each of the
+    newest run that has such ok boots."""
+    means = ({}, {}, {})
+    for rows in runs:
+        run = ({}, {}, {})
         for x in rows:
-            if len(x) < 7 or x[5] != "ok":
-                continue
-            try:
-                secs = float(x[6])
-            except ValueError:
-                secs = 0.0
-            for table, k in ((sums, f"{x[2]}|{x[3]}"), (dsums, x[2])):
-                got = table.setdefault(k, [i, 0.0, 0])
-                if got[0] == i:
-                    got[1] += secs
-                    got[2] += 1
-            if first is None:
-                first = [i, 0.0, 0]
-            if first[0] == i:
-                first[1] += secs
-                first[2] += 1
-    mean = lambda t: {k: s / n for k, (_, s, n) in t.items()}
-    return mean(sums), mean(dsums), (first[1] / first[2] if first else None)
-
-
-def _mmss(s):
-    return f"{int(s // 60)}m{int(s % 60):02d}s"
+            if len(x) >= 7 and x[5] == "ok":
+                for table, k in zip(run, (f"{x[2]}|{x[3]}", x[2], "")):
+                    table.setdefault(k, []).append(_secs(x[6]))
+        for table, got in zip(means, run):
+            for k, v in got.items():
+                table.setdefault(k, sum(v) / len(v))
+    return means[0], means[1], means[2].get("")
 
 
 def estimate(rows, results, side, exact_clocks):
     """The estimate's lines for matrix.tsv rows [boot, label, kernel,
     disk, pressure, rep, clock]."""
     per, dper, run_mean = _means(_runs(results))
-    order, tx, th = {}, 0.0, 0.0
+    order, total = {}, {True: 0.0, False: 0.0}
     for r in rows:
         k = f"{r[3]}|{r[4]}"
         t = per.get(k, dper.get(r[3], run_mean if run_mean is not None else DEFAULT_BOOT_S))
@@ -68,18 +61,15 @@ def estimate(rows, results, side, exact_clocks):
         e = order.setdefault(k, {"n": 0, "exact": ex, "guess": k not in per})
         e["t"] = t
         e["n"] += 1
-        if ex:
-            tx += t
-        else:
-            th += t
+        total[ex] += t
     out = ["estimate (mean seconds of ok boots of the same disk and pressure in the newest run that has them):"]
     for k, e in order.items():
         disk, pressure = k.split("|")
         out.append(f"  {disk:<16} {pressure:<8} {e['n']:3d} boot(s) x {e['t']:4.0f}s"
                    + (", side by side" if e["exact"] else "")
                    + (" (no earlier boot of it: a guess)" if e["guess"] else ""))
-    total = int(tx / side + th + 0.5)
-    out.append(f"  total: about {_mmss(total)} ({side} side by side; kernel and guest builds not included;")
+    total = int(total[True] / side + total[False] + 0.5)
+    out.append(f"  total: about {total // 60}m{total % 60:02d}s ({side} side by side; kernel and guest builds not included;")
     out.append("  an exact-clock entry that spreads gets the rest of its reps on top)")
     return out
 

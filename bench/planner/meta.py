@@ -1,6 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""meta.json: what a run was and ran on, written with json.dump (and
-atomically: a run interrupted while it is written keeps the old one).
+"""meta.json: what a run was and ran on (written atomically).
 
 write(run, plan, status, root, cache, lab_file) -> None. Its keys, in
 order, are those bench/compare has always written; the analysis, the
@@ -14,6 +13,7 @@ import subprocess
 import time
 
 from . import boots as B
+from .state import write_json
 
 
 def _cmd(args, cwd=None):
@@ -67,9 +67,8 @@ def _base(root, base):
 
 def _build_info(path):
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
+        return json.loads(_read(path))
+    except ValueError:
         return None
 
 
@@ -92,12 +91,9 @@ def build(run, p, status, root, cache, lab, lab_file):
         "run_id": p["run_id"], "status": status, "started": p["started"],
         "ended": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "matrix_set": p["set"], "variants": " ".join(p["labels"]),
-        "disks": " ".join(p["disks"]), "pressure": " ".join(p["pressures"]),
-        "jobs": " ".join(p["jobs"]), "probe_jobs": " ".join(p["probe_jobs"]),
-        "integrity_jobs": " ".join(p["integrity_jobs"]),
-        "pressure_disks": " ".join(p["pressure_disks"]),
-        "pressure_levels": " ".join(p["pressure_levels"]),
-        "pressure_jobs": " ".join(p["pressure_jobs"]),
+        **{k: " ".join(p[k + "s" if k == "pressure" else k]) for k in (
+            "disks", "pressure", "jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
+            "pressure_levels", "pressure_jobs")},
         "roles": roles,
         "disk_roles": {d: f["role"] for d, f in lab["disk"].items()},
         "lab_conf_sha256": lab_sha, "lowfree_target_mb": p["lowfree_mb"],
@@ -128,8 +124,7 @@ def build(run, p, status, root, cache, lab, lab_file):
         "kernels": {v: _build_info(os.path.join(cache, "kernels", v, "build-info.json"))
                     for v in sorted(set(p["variants"]))},
         # the I/O-size sweep (after the keys runs before it had)
-        "sweep_disks": " ".join(p.get("sweep_disks", [])),
-        "sweep_jobs": " ".join(p.get("sweep_jobs", [])),
+        **{k: " ".join(p.get(k, [])) for k in ("sweep_disks", "sweep_jobs")},
     })
     if now != m["git_revision"]:
         m["git_revision_at_end"] = now
@@ -137,8 +132,4 @@ def build(run, p, status, root, cache, lab, lab_file):
 
 
 def write(run, p, status, root, cache, lab, lab_file):
-    tmp = os.path.join(run, "meta.json.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(build(run, p, status, root, cache, lab, lab_file), f, indent=2)
-        f.write("\n")
-    os.replace(tmp, os.path.join(run, "meta.json"))
+    write_json(os.path.join(run, "meta.json"), build(run, p, status, root, cache, lab, lab_file))

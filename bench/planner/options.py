@@ -9,7 +9,7 @@ empties a job or pressure-disk list.
 """
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field, make_dataclass
 
 
 class BadArg(Exception):
@@ -20,75 +20,38 @@ class Usage(Exception):
     """--help, or an unknown option: the usage text, exit 2."""
 
 
-# option -> the key of its raw value
-VALUED = {
-    "--reps": "reps", "--exact-reps": "exact_reps",
-    "--integrity-reps": "integrity_reps", "-j": "side_jobs",
-    "--sshloginfile": "sshloginfile", "--variants": "variants",
-    "--disks": "disks", "--jobs": "jobs",
-    "--probe-jobs": "probe_jobs", "--integrity-jobs": "integrity_jobs",
-    "--lowfree-mb": "lowfree_mb", "--pressure": "pressures",
-    "--pressure-disks": "pressure_disks",
-    "--pressure-levels": "pressure_levels",
-    "--pressure-jobs": "pressure_jobs", "--jobs-dir": "jobs_dir",
-    "--sweep-disks": "sweep_disks", "--sweep-jobs": "sweep_jobs",
-    "--accel": "accel", "--clock": "clock",
-    "--timeout": "timeout", "--kernel-args": "kargs",
-    "--guest-sleep": "guest_sleep", "--run-id": "run_id",
-    "--disk-wait": "disk_wait", "--mon-interval-ms": "mon_ms",
-    "--job-timeout": "job_timeout", "--until-ci": "until_ci",
-    "--budget-min": "budget_min", "--set": "set",
-}
 # these lists are emptied by "none"
 NONE_EMPTIES = ("jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
                 "pressure_levels", "pressure_jobs", "sweep_disks", "sweep_jobs")
-MATRIX_KEYS = {"variants": "variants", "disks": "disks", "pressures": "pressure",
-               "reps": "reps", "jobs": "jobs", "probe_jobs": "probe_jobs",
-               "integrity_jobs": "integrity_jobs", "pressure_disks": "pressure_disks",
-               "pressure_levels": "pressure_levels", "pressure_jobs": "pressure_jobs",
-               "exact_reps": "exact_reps", "integrity_reps": "integrity_reps",
-               "sweep_disks": "sweep_disks", "sweep_jobs": "sweep_jobs"}
+LISTS = ("variants", "disks", "pressures") + NONE_EMPTIES
+# attribute -> its key in a matrix set (its own name, but one)
+MATRIX_KEYS = {a: "pressure" if a == "pressures" else a for a in
+               ("variants", "disks", "pressures", "reps", "exact_reps", "integrity_reps")
+               + NONE_EMPTIES}
+# attribute -> its "default KEY" of lab.conf
+LAB_DEFAULTS = {"lowfree_mb": "lowfree_target_mb", "clock": "clock", "disk_wait": "disk_wait_s",
+                "mon_ms": "mon_interval_ms", "job_timeout": "job_timeout_s"}
+# option -> the attribute its value sets: the option's name with "_" for
+# "-", but for these four
+VALUED = {o: o[2:].replace("-", "_") for o in (
+    "--set", "--reps", "--exact-reps", "--integrity-reps", "--sshloginfile", "--variants",
+    "--disks", "--jobs", "--probe-jobs", "--integrity-jobs", "--lowfree-mb",
+    "--pressure-disks", "--pressure-levels", "--pressure-jobs", "--jobs-dir",
+    "--sweep-disks", "--sweep-jobs", "--accel", "--clock", "--timeout", "--guest-sleep",
+    "--run-id", "--disk-wait", "--job-timeout", "--until-ci", "--budget-min")}
+VALUED.update({"-j": "side_jobs", "--pressure": "pressures", "--kernel-args": "kargs",
+               "--mon-interval-ms": "mon_ms"})
 
 
-@dataclass
-class Options:
-    set: str = "default"
-    variants: list = field(default_factory=list)
-    disks: list = field(default_factory=list)
-    pressures: list = field(default_factory=list)
-    jobs: list = field(default_factory=list)
-    probe_jobs: list = field(default_factory=list)
-    integrity_jobs: list = field(default_factory=list)
-    pressure_disks: list = field(default_factory=list)
-    pressure_levels: list = field(default_factory=list)
-    pressure_jobs: list = field(default_factory=list)
-    sweep_disks: list = field(default_factory=list)
-    sweep_jobs: list = field(default_factory=list)
-    reps: int = 0
-    exact_reps: int = 0
-    integrity_reps: int = 0
-    side_jobs: int = 1
-    sshloginfile: str = ""
-    memhog_mb: str = ""
-    lowfree_mb: int = 0
-    lowfree_raw: str = ""
-    jobs_dir: str = ""
-    accel: str = "auto"
-    clock: str = ""
-    timeout: int = 900
-    kargs: str = ""
-    guest_sleep: str = ""
-    run_id: str = ""
-    disk_wait: int = 0
-    mon_ms: int = 0
-    job_timeout: int = 0
-    dry_run: bool = False
-    until_ci: str = ""
-    budget_min: int = 60
-
-
-def _split(value):
-    return value.replace(",", " ").split()
+# The resolved options, in plan.json's order: the set, the lists, then
+# these (each with its default).
+Options = make_dataclass("Options", [("set", str, "default")] + [
+    (a, list, field(default_factory=list)) for a in LISTS] + [(a, type(v), v) for a, v in (
+        ("reps", 0), ("exact_reps", 0), ("integrity_reps", 0), ("side_jobs", 1),
+        ("sshloginfile", ""), ("memhog_mb", ""), ("lowfree_mb", 0), ("lowfree_raw", ""),
+        ("jobs_dir", ""), ("accel", "auto"), ("clock", ""), ("timeout", 900), ("kargs", ""),
+        ("guest_sleep", ""), ("run_id", ""), ("disk_wait", 0), ("mon_ms", 0),
+        ("job_timeout", 0), ("dry_run", False), ("until_ci", ""), ("budget_min", 60))])
 
 
 def _positive(value, message):
@@ -134,13 +97,12 @@ def parse(argv, matrix, lab, cpus, root):
             raise Usage(f"bouncelab: unknown option '{a}'")
         i += 1
     o = Options(set=_pick_set(named, matrix), dry_run=dry_run)
-    raw = {attr: " ".join(matrix[o.set].get(key) or []) for attr, key in MATRIX_KEYS.items()}
     default = lambda k: lab["default"].get(k, {}).get("value", "")
-    raw.update(side_jobs=str(cpus), sshloginfile="", lowfree_mb=default("lowfree_target_mb"),
-               jobs_dir=os.path.join(root, "bench", "jobs"), accel="auto",
-               clock=default("clock"), timeout="900", kargs="", guest_sleep="", run_id="",
-               disk_wait=default("disk_wait_s"), mon_ms=default("mon_interval_ms"),
-               job_timeout=default("job_timeout_s"), until_ci="", budget_min="60")
+    raw = {attr: "" for attr in VALUED.values()}
+    raw.update({attr: " ".join(matrix[o.set].get(key) or []) for attr, key in MATRIX_KEYS.items()})
+    raw.update({attr: default(key) for attr, key in LAB_DEFAULTS.items()})
+    raw.update(side_jobs=str(cpus), jobs_dir=os.path.join(root, "bench", "jobs"), accel="auto",
+               timeout="900", budget_min="60")
     raw.update(given)
     o.memhog_mb = default("memhog_mb")
     return _resolve(o, raw)
@@ -148,9 +110,9 @@ def parse(argv, matrix, lab, cpus, root):
 
 def _resolve(o, raw):
     """The raw strings checked and typed into o, in compare's order."""
-    for attr in ("variants", "disks", "pressures") + NONE_EMPTIES:
+    for attr in LISTS:
         v = raw[attr].strip()
-        setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else _split(v))
+        setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else v.replace(",", " ").split())
     o.reps = _positive(raw["reps"], "--reps wants a positive number, not '{}'")
     # without exact_reps an exact entry gets the reps of every other
     o.exact_reps = min(_positive(raw["exact_reps"] or raw["reps"],

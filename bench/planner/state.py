@@ -18,12 +18,16 @@ def load(run):
         return json.load(f)
 
 
-def save(run, plan):
-    tmp = path(run) + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(plan, f, indent=2)
+def write_json(file, obj):
+    """obj into file, atomically: one interrupted keeps the old file."""
+    with open(file + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=2)
         f.write("\n")
-    os.replace(tmp, path(run))
+    os.replace(file + ".tmp", file)
+
+
+def save(run, plan):
+    write_json(path(run), plan)
 
 
 def append_rows(run, rows, header=False):

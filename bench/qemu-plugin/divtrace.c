@@ -199,14 +199,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	}
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-		uint32_t mark;
 
 		qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			QEMU_PLUGIN_INLINE_ADD_U64, &insns, 1);
-		mark = qemu_plugin_insn_vaddr(insn) < kbase ? insnmark(insn) : 0;
-		if (mark)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
-				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)mark);
+		insnmark_register(insn, kbase, on_marker);
 	}
 }
 
@@ -223,32 +219,25 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 {
 	const char *outpath = NULL, *map = NULL;
 	const struct plugin_opt opts[] = {
-		{ "out", &outpath, NULL },
-		{ "map", &map, NULL },
 		{ "every", NULL, &every },
 		{ "from", NULL, &from },
 		{ "to", NULL, &to },
-		{ "kbase", NULL, &kbase },
 		{ NULL, NULL, NULL },
 	};
 
-	if (plugin_args(argc, argv, opts) || !outpath || !map || !every)
+	if (plugin_args(argc, argv, &outpath, &map, &kbase, opts) ||
+	    !outpath || !map || !every)
 		goto bad;
 	if (load_map(map)) {
 		fprintf(stderr, "divtrace: cannot read symbols from %s\n", map);
 		return -1;
 	}
-	out = fopen(outpath, "w");
-	if (!out) {
-		fprintf(stderr, "divtrace: cannot write %s\n", outpath);
+	out = plugin_start(id, "divtrace", outpath, on_translate, on_qemu_exit);
+	if (!out)
 		return -1;
-	}
 	next_cp = every;
 	fprintf(out, "divtrace 1 every=%" PRIu64 " kbase=0x%" PRIx64
-		" vcpus=%d\n", every, kbase,
-		info->system_emulation ? info->system.max_vcpus : 1);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
+		" vcpus=%d\n", every, kbase, plugin_vcpus(info));
 	return 0;
 bad:
 	fprintf(stderr, "divtrace: usage: out=FILE,map=SYSTEM_MAP[,every=N][,from=N,to=N][,kbase=ADDR]\n");

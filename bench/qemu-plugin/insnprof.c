@@ -160,7 +160,6 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		uint64_t vaddr = qemu_plugin_insn_vaddr(insn);
-		uint32_t mark = vaddr < kbase ? insnmark(insn) : 0;
 		size_t sym = vaddr >= kbase ? kernel_symbol(vaddr) : 0;
 		unsigned int width;
 
@@ -176,10 +175,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				add_insn(insn, &counts[1 + 3 * nsyms + sym], width);
 			}
 		}
-		if (mark)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
-							       QEMU_PLUGIN_CB_NO_REGS,
-							       (void *)(uintptr_t)mark);
+		insnmark_register(insn, kbase, on_marker);
 	}
 }
 
@@ -193,14 +189,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 					   int argc, char **argv)
 {
 	const char *outpath = NULL, *map = NULL;
-	const struct plugin_opt opts[] = {
-		{ "out", &outpath, NULL },
-		{ "map", &map, NULL },
-		{ "kbase", NULL, &kbase },
-		{ NULL, NULL, NULL },
-	};
 
-	if (plugin_args(argc, argv, opts) || !outpath)
+	if (plugin_args(argc, argv, &outpath, &map, &kbase, NULL) || !outpath)
 		goto bad;
 	/* slot 0, before the map's symbols: the catch-all */
 	if (map && ksyms_load(map, kbase, 1, &syms, &nsyms)) {
@@ -215,17 +205,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	ncounts = 1 + 4 * nsyms;
 	counts = calloc(ncounts, sizeof(*counts));
 	opened = calloc(ncounts, sizeof(*opened));
-	out = fopen(outpath, "w");
-	if (!counts || !opened || !out) {
-		fprintf(stderr, "insnprof: cannot write %s\n", outpath);
+	if (!counts || !opened) {
+		fprintf(stderr, "insnprof: out of memory for %zu counts\n", ncounts);
 		return -1;
 	}
+	out = plugin_start(id, "insnprof", outpath, on_translate, on_qemu_exit);
+	if (!out)
+		return -1;
 	fprintf(out, "insnprof 2 vcpus=%d kbase=0x%" PRIx64 " symbols=%zu\n",
-		info->system_emulation ? info->system.max_vcpus : 1, kbase,
-		nsyms);
+		plugin_vcpus(info), kbase, nsyms);
 	fflush(out);
-	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-	qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
 	return 0;
 bad:
 	fprintf(stderr, "insnprof: usage: out=FILE[,map=SYSTEM_MAP][,kbase=ADDR]\n");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the lab's QEMU plugins (insnprof.c, divtrace.c) share: their
- * "key=value" arguments, the kernel's text symbols from its System.map,
- * and insnmark's window markers. A header, not a plugin: bench/qemu-plugin/
+ * "key=value" arguments, the start of their install (output file,
+ * callbacks), the kernel's text symbols from its System.map, and
+ * insnmark's window markers. A header, not a plugin: bench/qemu-plugin/
  * build makes a plugin of every *.c there, and rebuilds them all when
  * this file changes.
  */
@@ -40,6 +41,25 @@ static inline uint32_t insnmark(struct qemu_plugin_insn *insn)
 	return imm;
 }
 
+/*
+ * Call on_marker, with the marker's imm32 as its udata, each time insn
+ * runs, when insn is a marker in user mode (below kbase).
+ */
+static inline void insnmark_register(struct qemu_plugin_insn *insn,
+				     uint64_t kbase,
+				     qemu_plugin_vcpu_udata_cb_t on_marker)
+{
+	uint32_t mark;
+
+	if (qemu_plugin_insn_vaddr(insn) >= kbase)
+		return;
+	mark = insnmark(insn);
+	if (mark)
+		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_marker,
+						       QEMU_PLUGIN_CB_NO_REGS,
+						       (void *)(uintptr_t)mark);
+}
+
 /* one "key=value" argument a plugin takes: into *str, or a number into *num */
 struct plugin_opt {
 	const char *key;
@@ -48,12 +68,21 @@ struct plugin_opt {
 };
 
 /*
- * Set the options opts (ended by a NULL key) from the plugin's arguments:
- * 0, or -1 for an argument without "=" or with a key opts does not name.
+ * Set the options from the plugin's arguments: out=FILE, map=SYSTEM_MAP
+ * and kbase=ADDR, which every plugin takes, into *out, *map and *kbase;
+ * the plugin's own into opts (ended by a NULL key; NULL for none). 0, or
+ * -1 for an argument without "=" or with a key neither names.
  */
-static inline int plugin_args(int argc, char **argv,
+static inline int plugin_args(int argc, char **argv, const char **out,
+			      const char **map, uint64_t *kbase,
 			      const struct plugin_opt *opts)
 {
+	const struct plugin_opt common[] = {
+		{ "out", out, NULL },
+		{ "map", map, NULL },
+		{ "kbase", NULL, kbase },
+		{ NULL, NULL, NULL },
+	};
 	const struct plugin_opt *o;
 	int i;
 
@@ -63,8 +92,11 @@ static inline int plugin_args(int argc, char **argv,
 		if (!eq)
 			return -1;
 		*eq = '\0';
-		for (o = opts; o->key && strcmp(argv[i], o->key); o++)
+		for (o = common; o->key && strcmp(argv[i], o->key); o++)
 			;
+		if (!o->key && opts)
+			for (o = opts; o->key && strcmp(argv[i], o->key); o++)
+				;
 		if (!o->key)
 			return -1;
 		if (o->str)
@@ -73,6 +105,33 @@ static inline int plugin_args(int argc, char **argv,
 			*o->num = strtoull(eq + 1, NULL, 0);
 	}
 	return 0;
+}
+
+/*
+ * The end of a plugin's install: its output file path opened for writing
+ * (created, truncated), on_translate and on_exit registered. The file, or
+ * NULL after "NAME: cannot write PATH" on stderr.
+ */
+static inline FILE *plugin_start(qemu_plugin_id_t id, const char *name,
+				 const char *path,
+				 qemu_plugin_vcpu_tb_trans_cb_t on_translate,
+				 qemu_plugin_udata_cb_t on_exit)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "%s: cannot write %s\n", name, path);
+		return NULL;
+	}
+	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+	qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+	return f;
+}
+
+/* the vCPUs the guest has (exact counts want one) */
+static inline int plugin_vcpus(const qemu_info_t *info)
+{
+	return info->system_emulation ? info->system.max_vcpus : 1;
 }
 
 struct ksym {

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host-run unit tests for copyref and lowhog.  Sourced by run-tests.sh,
-# after its own tests: uses its BIN, FIX, TMP, BG_PIDS, run_test, expect,
-# wait_for and bad_args.
+# after its own tests: uses its BIN, FIX, TMP, run_test, expect, wait_for,
+# start_job, stop_job and bad_args.
 #
 # A 64-bit host has no LowFree, and its page tables free nothing one
 # could see there, so lowhog runs against meminfo fixtures: files, and a
@@ -88,17 +88,8 @@ t_cr_quick()
 
 t_cr_bad_args()
 {
-	local rc=0
-
-	bad_usage "$COPYREF" -n 0 || rc=1
-	bad_usage "$COPYREF" -n junk || rc=1
-	bad_usage "$COPYREF" -n -3 || rc=1
-	bad_usage "$COPYREF" -n 5x || rc=1
-	bad_usage "$COPYREF" -n 100001 || rc=1
-	bad_usage "$COPYREF" -n || rc=1
-	bad_usage "$COPYREF" -q || rc=1
-	bad_usage "$COPYREF" extra || rc=1
-	return $rc
+	bad_each bad_usage "$COPYREF" -n 0 , -n junk , -n -3 , -n 5x \
+		, -n 100001 , -n , -q , extra
 }
 
 # ---- lowhog ----------------------------------------------------------
@@ -128,9 +119,8 @@ no_lowhog_left()
 lh_start()	# lh_start ARGS...: start lowhog in the background, set LH_PID
 {
 	rm -f "$TMP/lh.out" "$TMP/lh.err"
-	"$LOWHOG" "$@" >"$TMP/lh.out" 2>"$TMP/lh.err" &
-	LH_PID=$!
-	BG_PIDS+=("$LH_PID")
+	start_job "$LOWHOG" "$@" >"$TMP/lh.out" 2>"$TMP/lh.err"
+	LH_PID=$JOB_PID
 }
 
 lh_holding()	# lh_holding: wait for the holding line
@@ -143,11 +133,7 @@ lh_holding()	# lh_holding: wait for the holding line
 
 lh_stop()	# lh_stop SIGNAL: signal lowhog, reap it, set LH_RC
 {
-	kill -"$1" "$LH_PID" 2>/dev/null
-	wait_for 5 eval '! kill -0 $LH_PID 2>/dev/null' ||
-		{ echo "lowhog still running 5 s after SIG$1"; return 1; }
-	wait "$LH_PID"
-	LH_RC=$?
+	stop_job lowhog "$LH_PID" "$1" && LH_RC=$JOB_RC
 }
 
 # lh_freeze WANT: SIGUSR1, then lowhog's newest "frozen" line, a new one,
@@ -180,22 +166,9 @@ lh_fail()
 
 t_lh_bad_args()
 {
-	local rc=0
-
-	bad_usage "$LOWHOG" || rc=1
-	bad_usage "$LOWHOG" -t 2 || rc=1
-	bad_usage "$LOWHOG" -l x || rc=1
-	bad_usage "$LOWHOG" -l -1 || rc=1
-	bad_usage "$LOWHOG" -l 10x || rc=1
-	bad_usage "$LOWHOG" -l 99999999999999999999 || rc=1
-	bad_usage "$LOWHOG" -l 10 -t x || rc=1
-	bad_usage "$LOWHOG" -l 10 -T 0 || rc=1
-	bad_usage "$LOWHOG" -l 10 -T x || rc=1
-	bad_usage "$LOWHOG" -l 10 -m "" || rc=1
-	bad_usage "$LOWHOG" -l 10 -q || rc=1
-	bad_usage "$LOWHOG" -l || rc=1
-	bad_usage "$LOWHOG" -l 10 extra || rc=1
-	return $rc
+	bad_each bad_usage "$LOWHOG" , -t 2 , -l x , -l -1 , -l 10x \
+		, -l 99999999999999999999 , -l 10 -t x , -l 10 -T 0 \
+		, -l 10 -T x , -l 10 -m "" , -l 10 -q , -l , -l 10 extra
 }
 
 t_lh_no_lowfree()
@@ -427,15 +400,10 @@ t_lh_high_regulates()
 
 t_lh_child_dies()
 {
-	local rc
-
 	lh_fifo || return 1
 	kill -KILL "$LH_KID"
-	wait_for 5 eval '! kill -0 $LH_PID 2>/dev/null' ||
-		{ echo "lowhog still running 5 s after its child died"; return 1; }
-	wait "$LH_PID"
-	rc=$?
-	expect "exit status" "$rc" 1 &&
+	stop_job lowhog "$LH_PID" - "its child died" || return 1
+	expect "exit status" "$JOB_RC" 1 &&
 		grep -q '^lowhog: a child died while holding' "$TMP/lh.err"
 }
 

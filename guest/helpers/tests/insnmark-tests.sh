@@ -22,16 +22,9 @@ t_im_notes()
 
 t_im_bad_args()
 {
-	local rc=0
-
-	bad_usage "$INSNMARK" || rc=1
-	bad_usage "$INSNMARK" open 1 || rc=1
-	bad_usage "$INSNMARK" shut 1 "$TMP/x" || rc=1
-	bad_usage "$INSNMARK" open 0 "$TMP/x" || rc=1
-	bad_usage "$INSNMARK" open 65536 "$TMP/x" || rc=1
-	bad_usage "$INSNMARK" close 1x "$TMP/x" || rc=1
-	bad_usage "$INSNMARK" open 1 "$TMP/x" extra || rc=1
-	return $rc
+	bad_each bad_usage "$INSNMARK" , open 1 , shut 1 "$TMP/x" \
+		, open 0 "$TMP/x" , open 65536 "$TMP/x" , close 1x "$TMP/x" \
+		, open 1 "$TMP/x" extra
 }
 
 t_im_unwritable()

@@ -94,6 +94,27 @@ wait_for()
 	done
 }
 
+# start_job CMD...: CMD in the background (redirect the call to redirect
+# it); JOB_PID is its pid, killed on exit if it still runs.
+start_job()
+{
+	"$@" &
+	JOB_PID=$!
+	BG_PIDS+=("$JOB_PID")
+}
+
+# stop_job NAME PID SIGNAL [AFTER]: send SIGNAL to PID, a job of this
+# shell ("-": none, it is to end by itself AFTER something), wait up to
+# 5 s for it to end and reap it: JOB_RC is its exit status.
+stop_job()
+{
+	[ "$3" = - ] || kill -"$3" "$2" 2>/dev/null
+	wait_for 5 eval "! kill -0 $2 2>/dev/null" ||
+		{ echo "$1 still running 5 s after ${4:-SIG$3}"; return 1; }
+	wait "$2"
+	JOB_RC=$?
+}
+
 data_rows() { echo $(($(wc -l <"$1") - 1)); }
 
 # All lines newline-terminated and NFIELDS wide.
@@ -270,9 +291,8 @@ t_lm_timing()
 lm_background()	# lm_background OUT: start an endless labmon, set LM_PID
 {
 	rm -f "$1"
-	"$LABMON" -i 20 -o "$1" -r "$FIX/hm612" -b "$FIX/hist/bounce-hist" &
-	LM_PID=$!
-	BG_PIDS+=("$LM_PID")
+	start_job "$LABMON" -i 20 -o "$1" -r "$FIX/hm612" -b "$FIX/hist/bounce-hist"
+	LM_PID=$JOB_PID
 }
 
 # Lines must reach the file while labmon still runs (the guest may die).
@@ -292,17 +312,11 @@ t_lm_flushes()
 # stop_test SIGNAL: labmon ends with 0 and a complete last line.
 lm_stop()
 {
-	local sig=$1 rc
-
 	lm_background "$TMP/s.csv"
 	wait_for 5 eval '[ "$(data_rows "$TMP/s.csv" 2>/dev/null || echo 0)" -ge 3 ]' ||
 		{ echo "fewer than 3 rows after 5 s"; return 1; }
-	kill -"$sig" "$LM_PID"
-	wait_for 5 eval '! kill -0 $LM_PID 2>/dev/null' ||
-		{ echo "still running 5 s after SIG$sig"; return 1; }
-	wait "$LM_PID"
-	rc=$?
-	expect "exit status" "$rc" 0 && complete_lines "$TMP/s.csv" &&
+	stop_job labmon "$LM_PID" "$1" || return 1
+	expect "exit status" "$JOB_RC" 0 && complete_lines "$TMP/s.csv" &&
 		expect_cells "$TMP/s.csv" "$(data_rows "$TMP/s.csv")" bounce_hits=42
 }
 
@@ -336,21 +350,33 @@ bad_args()
 	return 1
 }
 
+# bad_each CHECK PROG ARGS [, ARGS]...: CHECK (bad_args, bad_usage) of
+# PROG with each list of ARGS, the lists parted by a lone ","; fails when
+# any does.
+bad_each()
+{
+	local check=$1 prog=$2 a rc=0 args=()
+
+	shift 2
+	for a in "$@" ,; do
+		if [ "$a" = , ]; then
+			"$check" "$prog" "${args[@]}" || rc=1
+			args=()
+		else
+			args+=("$a")
+		fi
+	done
+	return $rc
+}
+
 t_lm_bad_args()
 {
 	local o=$TMP/bad.csv rc=0
 
-	bad_args "$LABMON" || rc=1
-	bad_args "$LABMON" -o "$o" || rc=1
-	bad_args "$LABMON" -i 10 || rc=1
-	bad_args "$LABMON" -i 0 -o "$o" || rc=1
-	bad_args "$LABMON" -i abc -o "$o" || rc=1
-	bad_args "$LABMON" -i -5 -o "$o" || rc=1
-	bad_args "$LABMON" -i 10x -o "$o" || rc=1
-	bad_args "$LABMON" -i 99999999999999999999 -o "$o" || rc=1
-	bad_args "$LABMON" -i 10 -o "$o" -n 0 || rc=1
-	bad_args "$LABMON" -i 10 -o "$o" -q || rc=1
-	bad_args "$LABMON" -i 10 -o "$o" extra || rc=1
+	bad_each bad_args "$LABMON" , -o "$o" , -i 10 , -i 0 -o "$o" \
+		, -i abc -o "$o" , -i -5 -o "$o" , -i 10x -o "$o" \
+		, -i 99999999999999999999 -o "$o" , -i 10 -o "$o" -n 0 \
+		, -i 10 -o "$o" -q , -i 10 -o "$o" extra || rc=1
 	[ -e "$o" ] && { echo "bad arguments still created $o"; rc=1; }
 	return $rc
 }
@@ -366,9 +392,8 @@ t_lm_unwritable()
 mh_start()	# mh_start ARGS...: start memhog, wait for its line, set MH_PID
 {
 	rm -f "$TMP/mh.out"
-	"$MEMHOG" "$@" >"$TMP/mh.out" 2>&1 &
-	MH_PID=$!
-	BG_PIDS+=("$MH_PID")
+	start_job "$MEMHOG" "$@" >"$TMP/mh.out" 2>&1
+	MH_PID=$JOB_PID
 	wait_for 10 grep -q '^memhog: holding' "$TMP/mh.out" ||
 		{ echo "no 'holding' line; output:"; cat "$TMP/mh.out"; return 1; }
 }
@@ -377,11 +402,7 @@ status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
 mh_stop()	# mh_stop SIGNAL: signal memhog, reap it, set MH_RC
 {
-	kill -"$1" "$MH_PID" 2>/dev/null
-	wait_for 5 eval '! kill -0 $MH_PID 2>/dev/null' ||
-		{ echo "memhog still running 5 s after SIG$1"; return 1; }
-	wait "$MH_PID"
-	MH_RC=$?
+	stop_job memhog "$MH_PID" "$1" && MH_RC=$JOB_RC
 }
 
 t_mh_line()
@@ -491,20 +512,9 @@ t_mh_file()
 
 t_mh_bad_args()
 {
-	local rc=0
-
-	bad_args "$MEMHOG" || rc=1
-	bad_args "$MEMHOG" -m 0 || rc=1
-	bad_args "$MEMHOG" -m abc || rc=1
-	bad_args "$MEMHOG" -m -4 || rc=1
-	bad_args "$MEMHOG" -m 4 -p -1 || rc=1
-	bad_args "$MEMHOG" -m 4 -t x || rc=1
-	bad_args "$MEMHOG" -m 4 -c 2 || rc=1
-	bad_args "$MEMHOG" -m 4 -f "$TMP/x" || rc=1
-	bad_args "$MEMHOG" -m 4 -q || rc=1
-	bad_args "$MEMHOG" -m 4 extra || rc=1
-	bad_args "$MEMHOG" -m 99999999999999999999999 || rc=1
-	return $rc
+	bad_each bad_args "$MEMHOG" , -m 0 , -m abc , -m -4 , -m 4 -p -1 \
+		, -m 4 -t x , -m 4 -c 2 , -m 4 -f "$TMP/x" , -m 4 -q \
+		, -m 4 extra , -m 99999999999999999999999
 }
 
 t_mh_mmap_fails()

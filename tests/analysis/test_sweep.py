@@ -317,7 +317,7 @@ class SweepRun(unittest.TestCase):
             md = f.read()
         self.assertIn("## What a bounce costs per byte: the I/O-size sweep", md)
         self.assertIn("Units that carry", md)
-        self.assertEqual(HT.headline_table(self.r, verdicts), [])
+        self.assertEqual(HT.first_screen(self.r, verdicts), [])
 
     def test_spread_is_reported_not_decided(self):
         from analysis import determinism as D

@@ -571,7 +571,7 @@ class FirstScreen(unittest.TestCase):
 
     def test_table_has_the_control_beside(self):
         from analysis.questions import cost as HT
-        text = "\n".join(HT.headline_table(self.vrun, self.verdicts))
+        text = "\n".join(HT.first_screen(self.vrun, self.verdicts))
         self.assertIn("| 6.1/stock/6.1/fixed | pre/pre-fixed | 6.1/stock/5.10/stock |", text)
         self.assertIn("| ram (control) |", text)
 

@@ -11,29 +11,21 @@ TITLE = "Data integrity"
 
 
 def integrity_table(run):
-    """Per variant, disk and job: blocks bad / checked, and the bounced
-    bios of those jobs. Empty when the run had no integrity job."""
+    """Per variant, disk and job: boots, blocks bad and checked, and the
+    bounced bios of those jobs. Empty when the run had no integrity job."""
     t = run.tidy
-    keys = ["variant", "disk", "job"]
+    keys = ["variant", "disk", "job", "boot"]
     ints = t[t["metric"].str.startswith("integrity_")]
     if ints.empty:
         return pd.DataFrame()
-    wide = ints.pivot_table(index=keys + ["boot"], columns="metric", values="value",
+    wide = ints.pivot_table(index=keys, columns="metric", values="value",
                             aggfunc="sum").reset_index()
-    b = t[t["metric"] == "bounces"][keys + ["boot", "value"]].rename(
-        columns={"value": "bounces"})
-    wide = wide.merge(b, on=keys + ["boot"], how="left")
-    out = wide.groupby(keys, sort=True).agg(
+    b = t[t["metric"] == "bounces"][keys + ["value"]].rename(columns={"value": "bounces"})
+    return wide.merge(b, on=keys, how="left").groupby(keys[:3], sort=True).agg(
         boots=("boot", "nunique"),
         bad=("integrity_bad_blocks", "sum"),
         checked=("integrity_checked_blocks", "sum"),
         bounces=("bounces", lambda s: s.sum(min_count=1))).reset_index()
-    return out
-
-
-def _short_job(job):
-    """integrity-direct-512-qd8 -> direct-512-qd8: the table's columns."""
-    return job[len("integrity-"):] if job.startswith("integrity-") else job
 
 
 def _bad_of(bad, checked, sep=" / "):
@@ -43,22 +35,20 @@ def _bad_of(bad, checked, sep=" / "):
 
 
 def integrity_section(run):
-    """Markdown lines: bad blocks / checked per variant and disk (one
-    column per integrity job), and which variant corrupts data
-    (integrity_line)."""
+    """Markdown lines: bad blocks / checked per variant and disk, one
+    column per integrity job, and integrity_line."""
     tab = integrity_table(run)
     if tab.empty:
         return []
     jobs = sorted(set(tab["job"]))
     rows = []
     for (v, d), g in tab.groupby(["variant", "disk"], sort=True):
-        cells = []
-        for j in jobs:
-            r = g[g["job"] == j]
-            cells.append("" if r.empty else _bad_of(r["bad"].iloc[0], r["checked"].iloc[0]))
+        cells = [_bad_of(r["bad"].iloc[0], r["checked"].iloc[0]) if len(r) else ""
+                 for r in (g[g["job"] == j] for j in jobs)]
         b = g["bounces"]
-        rows.append([v, d] + cells + ["no tracepoint" if not b.notna().any() else f"{int(b.sum())}"])
-    return [md.table(["variant", "disk"] + [_short_job(j) for j in jobs] + ["bounced bios"], rows),
+        rows.append([v, d] + cells + [f"{int(b.sum())}" if b.notna().any() else "no tracepoint"])
+    short = [j[len("integrity-"):] if j.startswith("integrity-") else j for j in jobs]
+    return [md.table(["variant", "disk"] + short + ["bounced bios"], rows),
             "", "Cells: bad blocks / blocks read back from the device and checked "
             "(crc32c), summed over the run's boots.", integrity_line(run, tab)]
 
@@ -73,8 +63,8 @@ def integrity_line(run, tab=None):
         return f"Integrity: no kernel corrupted data (0 bad of {int(tab['checked'].sum())} blocks)."
     parts = []
     for v, g in bad.groupby("variant", sort=True):
-        all_v = tab[tab["variant"] == v]
-        per = ", ".join(f"{d}: {int(x['bad'].sum())} of {int(all_v[all_v['disk'] == d]['checked'].sum())}"
+        checked = tab[tab["variant"] == v].groupby("disk")["checked"].sum()
+        per = ", ".join(f"{d}: {int(x['bad'].sum())} of {int(checked[d])}"
                         for d, x in g.groupby("disk", sort=True))
         parts.append(f"**{v} corrupts data** ({per} blocks bad)")
     clean = sorted(set(tab["variant"]) - set(bad["variant"]))
@@ -82,25 +72,16 @@ def integrity_line(run, tab=None):
             (f"; no bad block on {', '.join(clean)}." if clean else "."))
 
 
-def _integrity_cell(tab, disk):
-    """The headline table's integrity cell of one disk."""
-    if tab.empty:
-        return ""
-    tab = tab[tab["disk"] == disk]
-    if tab.empty:
-        return "not run"
-    return "; ".join(sorted(f"{v} {_bad_of(g['bad'].sum(), g['checked'].sum(), ' of ')}"
-                            for v, g in tab.groupby("variant", sort=False)))
-
-
 def integrity_row(tab, disk, width):
     """The headline table's row of a disk's integrity jobs: the cell is a
     sum over them, so it stands on a row of its own, never on a
     performance job's. None when the run had no integrity job."""
-    cell = _integrity_cell(tab, disk)
-    if not cell:
+    if tab.empty:
         return None
-    n = tab[tab["disk"] == disk]["job"].nunique()
+    tab = tab[tab["disk"] == disk]
+    cell = "; ".join(sorted(f"{v} {_bad_of(g['bad'].sum(), g['checked'].sum(), ' of ')}"
+                            for v, g in tab.groupby("variant", sort=False))) or "not run"
+    n = tab["job"].nunique()
     jobs = f"its {n} integrity job{'s' if n != 1 else ''}, summed" if n else "integrity jobs"
     return ["", jobs, "bad of checked blocks"] + [""] * width + ["", cell]
 

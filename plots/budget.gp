@@ -14,6 +14,8 @@
 if (!exists("width")) width = 1000
 if (!exists("height")) height = 560
 if (!exists("title")) title = ""
+# one colour a part (gnuplot's default line colours repeat after eight)
+colors = "#9400d3 #009e73 #56b4e9 #e69f00 #f0e442 #0072b2 #e51e10 #404040 #c0c0c0 #8b4513"
 if (outfile[strlen(outfile)-3:] eq ".svg") {
 	set terminal svg size width,height dynamic noenhanced font "sans,11" background "white"
 } else {
@@ -33,6 +35,6 @@ set style fill solid 0.8 border -1
 set bmargin 6
 
 plot for [i=1:nparts] datafile index (i - 1) \
-	using 1:(($2 + $3) / 2):(0.35):(($3 - $2) / 2) with boxxyerror lc i title word(parts, i), \
+	using 1:(($2 + $3) / 2):(0.35):(($3 - $2) / 2) with boxxyerror lc rgb word(colors, i) title word(parts, i), \
      datafile index nparts using 1:2 with points pt 13 ps 1.6 lc rgb "black" title "Δ 1/IOPS", \
      datafile index nparts using 1:(0):xtic(3) with points ps 0 notitle

@@ -11,7 +11,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis import insnprof as X, rawfiles, stats, tidy
+from analysis import insnprof as X, plots, rawfiles, stats, tidy
 from analysis.questions import counted as insnbudget, usbpio
 
 NS = 8      # the insn clock: -icount shift=3
@@ -187,6 +187,25 @@ class Budget(unittest.TestCase):
         self.assertIn("below the 0.2% determinism bound", text)
         # a probed twin measures its probes by design
         self.assertEqual(insnbudget.instrument_gaps(self.counted, rows(9, 0, job + "+probe")), [])
+
+    def test_budget_figure_stacks_the_parts(self):
+        # one bar a job, each part a box, the boxes end to end (shrinking
+        # parts below zero): the stack spans what the parts add up to
+        with tempfile.TemporaryDirectory() as tmp:
+            p = plots.Plotter(tmp)
+            insnbudget.figures(self.counted, None, p, False)
+            self.assertEqual(p.errors, [])
+            self.assertEqual([(f["kind"], f["question"]) for f in p.figures], [("budget", "")])
+            with open(os.path.join(tmp, "data", "budget.dat"), encoding="utf-8") as f:
+                blocks = f.read().split("\n\n\n")
+        (_d, _j, _v, _b, vals), = [r for r in insnbudget.pairs(self.counted)]
+        parts, user, idle, total, _wall = insnbudget.budget(vals)
+        boxes = [list(map(float, r.split())) for b in blocks[:-1] for r in b.splitlines()
+                 if r and "?" not in r]
+        self.assertAlmostEqual(sum(hi - lo for _x, lo, hi in boxes),
+                               sum(abs(d) for _n, d in parts) + abs(user) + abs(idle), places=3)
+        self.assertAlmostEqual(max(hi for _x, _lo, hi in boxes) + min(lo for _x, lo, _hi in boxes),
+                               total, places=3)
 
     def test_parts_sum_to_the_added_time(self):
         rows = insnbudget.pairs(self.counted)

@@ -48,9 +48,10 @@ class Figures(unittest.TestCase):
     def test_every_kind_made(self):
         kinds = {f["kind"] for f in self.p.figures}
         # the memory figures need pressure boots: test_memory.py makes them;
-        # the sweep's needs sweep jobs: test_sweep.py makes it
+        # the sweep's needs sweep jobs: test_sweep.py makes it; the counted
+        # budget needs instruction counts: test_insnprof.py makes it
         self.assertEqual(kinds, set(plots.SIZES) - {"dose-response", "pressure-timeline",
-                                                    "sweep"})
+                                                    "sweep", "budget"})
 
     def test_png_sizes(self):
         for f in self.p.figures:

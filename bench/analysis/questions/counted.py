@@ -15,7 +15,9 @@ from .. import cells as C
 from .. import explain as E
 from .. import insnprof as X
 from .. import md
+from .. import plots as P
 from .. import roles as R
+from .. import tidy as T
 
 TITLE = "What a bounce costs, counted"
 AGREE_PCT = 10.0
@@ -349,4 +351,32 @@ def first_screen(run, verdicts):
 
 
 def figures(run, verdicts, p, everything):
-    pass
+    budget_figure(run, p)
+
+
+def budget_figure(run, p):
+    """The counted budget of each unprobed job: its parts stacked (bounce
+    variant less baseline, µs per I/O), the measured Δ 1/IOPS beside."""
+    rows = [r for r in pairs(run) if not C.is_probed(r[1]) and not run.sweep_shape(r[1])]
+    if not rows:
+        return
+    names = list(X.PART_NAMES) + ["user", "idle"]
+    blocks, ticks = {n: [] for n in names}, []
+    for x, (disk, job, v, b, vals) in enumerate(rows):
+        parts, user, idle, _total, wall = budget(vals)
+        up = down = 0.0
+        for name, d in parts + [("user", user), ("idle", idle)]:
+            if not np.isfinite(d) or d == 0:
+                continue
+            lo, hi = (up, up + d) if d > 0 else (down + d, down)
+            up, down = (hi, down) if d > 0 else (up, lo)
+            blocks[name].append(f"{x} {P.num(lo)} {P.num(hi)}")
+        ticks.append(f"{x} {P.num(wall)} {P.q(P.lines(disk, job, f'{v} − {b}'))}")
+    data = "\n\n\n".join("\n".join(blocks[n]) or "0 ? ?" for n in names)
+    title = (f"What one I/O costs more with the bounce, counted, part by part (µs per I/O, "
+             f"medians of boots)\n{T.kernel_title(run)}")
+    p.render("budget", "budget", data + "\n\n\n" + "\n".join(ticks) + "\n",
+             dict(title=title, nparts=len(names), nbars=len(rows),
+                  parts=" ".join(n.replace(" ", "-") for n in names)),
+             "the counted budget: the bounce's parts per I/O, stacked per job and disk",
+             "counted", width=len(rows) * P.PX_PER_LABEL + 400)

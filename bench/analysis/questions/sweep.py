@@ -1,54 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a bounce costs per byte: the I/O-size sweep (bench/matrix keys
-sweep_disks, sweep_jobs; job files bench/jobs/sweep-*.fio).
-
-A sweep job is a sweep-* job file; its direction, size and queue depth
-are fio's own (Run.sweep_shape). Per sweep job on a bounce-candidate disk whose boots carry the insnprof
-counts, the bounce variant against the baseline (medians of boots, the
-pressure-free boots only):
-
-  the cost per unit  the added time per I/O, per 4 KiB page and per
-                     byte: the counted window's (exact, where 1 / IOPS of
-                     a job of 32 I/Os is fio's millisecond runtime over
-                     32), less the lab's own instruments (the hist
-                     trigger, the exact page count), which stay a
-                     column; and the counted budget's parts
-                     (insnprof.PART_NAMES) per byte;
-  the pages          the bounce variant's bounce pages in flight, peak and
-                     time-weighted mean (the exact count), mempool_alloc
-                     time per page, and the peak predicted from the job's
-                     size and depth and the disk's queue limits
-                     (predicted_peak);
-  the ratios         removed/bounce and baseline/bounce IOPS per size, the
-                     figure's lines, with the run's determinism bound;
-  the repeats        how far each part per byte, taken boot by boot (the
-                     reps paired), spreads across the boots, against the
-                     bound, part by part.
-
-The units that carry to another CPU (instructions, rep movs iterations,
-bytes copied, pages, bios) are counted.units_lines(), for every
-counted job, the sweep's among them.
-"""
+"""What a bounce costs per byte: the I/O-size sweep (bench/matrix sweep_jobs).
+In: the calm boots of the counted sweep jobs on candidate disks. Out: per
+job, bounce against baseline (medians of boots): the added time per I/O,
+page and byte (the counted window less the lab's instruments), the parts
+per byte, the bounce pages against predicted_peak, the IOPS ratios and how
+far each part spreads boot by boot, against the determinism bound."""
 import math
 
 import numpy as np
 
-from .. import determinism as D
-from .. import insnprof as X
-from .. import roles as ROLES
 from lab import jobname as J
-from lab import labconf as L
-from .. import cells as C
-from .. import md
-from .. import plots as P
+from .. import cells as C, determinism as D, insnprof as X, md, plots as P, roles as ROLES
 from .. import tidy as T
+from .counted import INSTRUMENTS
 
 PAGE = J.PAGE_BYTES
 # block/bounce.c bounces a bio of at most BIO_MAX_VECS single-page
 # segments at once (a larger one it splits first): 256 pages, 1 MiB
 BIO_MAX_PAGES = 256
 WINDOW = "insn_window_us_per_io"
-INSTRUMENTS = X.metric_key("instruments")
 
 
 def size_text(nbytes):
@@ -56,15 +26,9 @@ def size_text(nbytes):
 
 
 def predicted_peak(nbytes, qd, max_sectors_kb=None, max_segments=None):
-    """(bounce pages one I/O holds, pages predicted at the job's depth,
-    requests per bio). The bounce takes a page per highmem 4 KiB of a bio
-    before the block layer splits the bio to the queue limits (6.12
-    blk_mq_submit_bio: blk_queue_bounce, then __bio_split_to_limits), and
-    gives them back when the whole bio completes: the limits (max_sectors_kb,
-    max_segments of single pages) set how many requests carry a bio, not
-    how many pages it holds. A bio holds at most BIO_MAX_PAGES; fio's
-    direct I/O of up to 1 MiB is one bio, so an I/O holds its size in
-    pages, and QD I/Os in flight hold QD times that."""
+    """(pages an I/O holds, pages at the job's depth, requests per bio).
+    The bounce takes its pages before blk_mq_submit_bio splits a bio to the
+    queue limits (6.12); fio's direct I/O up to 1 MiB is one bio."""
     pages = math.ceil(nbytes / PAGE)
     per_bio = min(pages, BIO_MAX_PAGES)
     limit = [x for x in (max_sectors_kb and max_sectors_kb * 1024,
@@ -87,27 +51,13 @@ def peak_note(peak, pages, predicted, qd):
     return "**above the prediction**"
 
 
-def _labels(run):
-    variants = run.labels
-    pick = {}
-    for v in variants:
-        pick.setdefault(ROLES.variant_role(run, v), v)
-    return pick.get(ROLES.BASELINE), pick.get(ROLES.BOUNCE), pick.get(ROLES.REMOVED)
-
-
-def _tidy(run):
-    t = run.tidy
-    return t[t["pressure"] == L.NO_PRESSURE] if "pressure" in t else t
-
-
 def _info(run, variant, disk, job, column):
     """The median of a job-table column over the variant's ok jobs."""
     j = run.jobs
     if j.empty or column not in j:
         return np.nan
-    v = j[(j["variant"] == variant) & (j["disk"] == disk) & (j["job"] == job)][column]
-    v = v.dropna().astype(float)
-    return float(np.median(v)) if len(v) else np.nan
+    v = j[(j["variant"] == variant) & (j["disk"] == disk) & (j["job"] == job)][column].dropna()
+    return float(np.median(v.astype(float))) if len(v) else np.nan
 
 
 def _jobs(run, t):
@@ -125,13 +75,12 @@ def _jobs(run, t):
 
 
 def points(run):
-    """One dict per counted sweep job on a candidate disk (see the module
-    doc), or [] without a baseline and a bounce variant."""
-    t = _tidy(run)
-    if t.empty:
-        return []
-    base, bounce, removed = _labels(run)
-    if not base or not bounce:
+    """A dict per counted sweep job on a candidate disk ([]: no baseline
+    and bounce variant)."""
+    t = run.calm
+    base, bounce, removed = ((run.labels_of(r) or [None])[0]
+                             for r in (ROLES.BASELINE, ROLES.BOUNCE, ROLES.REMOVED))
+    if t.empty or not base or not bounce:
         return []
     out = []
     for disk, job, sh in _jobs(run, t):
@@ -158,8 +107,7 @@ def points(run):
             base_us=med(base, WINDOW),
             r_removed=med(removed, iops) / med(bounce, iops),
             r_base=med(base, iops) / med(bounce, iops),
-            spread=max((D.spread_pct(t[(t["variant"] == v) & (t["disk"] == disk) &
-                                       (t["job"] == job) & (t["metric"] == iops)]["value"])
+            spread=max((D.spread_pct(C.rows(t, iops, [v], disk, job)["value"])
                         for v in (base, bounce, removed) if v), default=np.nan),
             repeat=repeat_pct(t, disk, job, bounce, base)))
     return out
@@ -167,19 +115,16 @@ def points(run):
 
 def per_rep_deltas(t, disk, job, a, b, metric):
     """{rep: a - b} of one metric, the reps both variants have."""
-    def by_rep(v):
-        s = t[(t["variant"] == v) & (t["disk"] == disk) & (t["job"] == job) &
-              (t["metric"] == metric)]
-        return dict(zip(s["rep"], s["value"].astype(float)))
-    ra, rb = by_rep(a), by_rep(b)
+    ra, rb = ({r: float(x) for r, x in C.rows(t, metric, [v], disk, job)[["rep", "value"]]
+               .itertuples(index=False)} for v in (a, b))
     return {r: ra[r] - rb[r] for r in sorted(set(ra) & set(rb))}
 
 
 def repeat_pct(t, disk, job, a, b):
-    """{part: spread}: how far each part of the budget, taken boot by boot
-    (bounce less baseline of the same rep), spreads across the reps, as %
-    of the added time per I/O (so a part near 0 is not blown up by its
-    own smallness); {} with fewer than two reps."""
+    """{part: spread}: how far each part, taken boot by boot (a less b of
+    the same rep), spreads across the reps, as % of the added time per
+    I/O (a part near 0 is not blown up by its own smallness); {} with
+    fewer than two reps."""
     window = per_rep_deltas(t, disk, job, a, b, WINDOW)
     scale = abs(float(np.median(list(window.values())))) if window else 0.0
     if len(window) < 2 or scale == 0:
@@ -192,10 +137,24 @@ def repeat_pct(t, disk, job, a, b):
     return out
 
 
-def _worst(pts, parts):
-    """(spread, part, job) of the largest spread among parts, or None."""
-    hits = [(p["repeat"][x], x, p["job"]) for p in pts for x in parts if x in p["repeat"]]
-    return max(hits) if hits else None
+def _spread_text(pts, bound, base, bounce):
+    """The boot-by-boot spread of each part against the bound ([]: none)."""
+    worst = {x: max((p["repeat"][x], x, p["job"]) for p in pts if x in p["repeat"])
+             for x in X.PART_NAMES if any(x in p["repeat"] for p in pts)}
+    if not worst:
+        return []
+    inside = [x for x, w in worst.items() if w[0] <= bound]
+    over = [x for x, w in worst.items() if w[0] > bound]
+    return ["", f"Boot by boot (each rep's {bounce} less its {base}), how far each part "
+            "per byte spreads across the boots, as % of the added time, the largest over "
+            "the sizes: " + ", ".join(f"{x} {w[0]:.3f}" for x, w in worst.items())
+            + f". Within the {bound:g}% determinism bound: " + (", ".join(inside) or "none")
+            + (f"; above it: {', '.join(f'{x} ({worst[x][2]})' for x in over)}, which "
+               "carry where the page allocator put things in that boot: how many pages "
+               "of fio's buffer merge into one bvec (the block layer's split and map walk "
+               f"bvecs, and {base}'s bios keep merged bvecs where the bounce's clone has "
+               "one a page) and the free lists the bounce pages come from" if over else "")
+            + "."]
 
 
 def section(run, verdicts=None):
@@ -204,92 +163,68 @@ def section(run, verdicts=None):
     if not pts:
         return []
     bound = run.bound_pct
-    base, bounce = pts[0]["base"], pts[0]["bounce"]
+    base, bounce, rem = pts[0]["base"], pts[0]["bounce"], pts[0]["removed"]
+    own = [x for x in X.PART_NAMES if x != "instruments"]
     out = [f"The I/O-size sweep on {', '.join(dict.fromkeys(p['disk'] for p in pts))}: "
            f"each job bounded by size, so every kernel does the same I/Os. What {bounce} "
            f"adds over {base} (medians of boots, counted on an exact clock: the window's "
            "time, the lab's instruments left out), per I/O, per 4 KiB page and per byte, "
            "and the counted budget's parts per byte (ns; per I/O they are in the counted "
-           "section's table, in instructions, rep movs iterations and bytes beside it).", ""]
-    head = ["job", "I/O", "QD", "Δ µs per I/O", "µs per page", "ns per byte"] + \
-        [p for p in X.PART_NAMES if p != "instruments"] + ["(the lab's instruments)",
-                                                           "bios per I/O", "pages per I/O"]
-    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for p in pts:
-        out.append("| " + " | ".join(
-            [p["job"], size_text(p["bytes"]), str(p["qd"]), md.delta(p["d_us"], 2),
-             md.delta(p["d_us_page"], 3), md.delta(p["d_ns_byte"], 4)] +
-            [md.delta(p["parts_ns_byte"][x], 4) for x in X.PART_NAMES if x != "instruments"] +
-            [md.delta(p["parts_ns_byte"]["instruments"], 4)] +
-            [md.fmt(p["bios_per_io"], fixed=3), md.fmt(p["pages_per_io"], fixed=2)]) + " |")
-    worst = {x: _worst(pts, [x]) for x in X.PART_NAMES}
-    worst = {x: w for x, w in worst.items() if w}
-    if worst:
-        inside = [x for x, w in worst.items() if w[0] <= bound]
-        over = [x for x, w in worst.items() if w[0] > bound]
-        out += ["", f"Boot by boot (each rep's {bounce} less its {base}), how far each part "
-                "per byte spreads across the boots, as % of the added time, the largest over "
-                "the sizes: " + ", ".join(f"{x} {w[0]:.3f}" for x, w in worst.items())
-                + f". Within the {bound:g}% determinism bound: "
-                + (", ".join(inside) or "none")
-                + (f"; above it: {', '.join(f'{x} ({worst[x][2]})' for x in over)}, which "
-                   "carry where the page allocator put things in that boot: how many pages "
-                   "of fio's buffer merge into one bvec (the block layer's split and map walk "
-                   f"bvecs, and {base}'s bios keep merged bvecs where the bounce's clone has "
-                   "one a page) and the free lists the bounce pages come from" if over else "")
-                + "."]
+           "section's table, in instructions, rep movs iterations and bytes beside it).", "",
+           md.table(["job", "I/O", "QD", "Δ µs per I/O", "µs per page", "ns per byte"] + own +
+                    ["(the lab's instruments)", "bios per I/O", "pages per I/O"],
+                    [[p["job"], size_text(p["bytes"]), str(p["qd"]), md.delta(p["d_us"], 2),
+                      md.delta(p["d_us_page"], 3), md.delta(p["d_ns_byte"], 4)] +
+                     [md.delta(p["parts_ns_byte"][x], 4) for x in own + ["instruments"]] +
+                     [md.fmt(p["bios_per_io"], fixed=3), md.fmt(p["pages_per_io"], fixed=2)]
+                     for p in pts])]
+    out += _spread_text(pts, bound, base, bounce)
     out += ["", f"Bounce pages of {bounce} (the exact count): peak and time-weighted mean in "
             "flight, mempool_alloc time per page, and the peak predicted from the job's size "
             "and depth. The bounce takes its pages before the block layer splits a bio to the "
             "disk's queue limits, and gives them back when the whole bio completes, so the "
-            "limits set the requests per bio, not the pages it holds.", ""]
-    head = ["job", "I/O", "QD", "max_sectors_kb", "max_segments", "requests per bio",
-            "predicted peak", "peak", "mean", "mempool_alloc µs per page", "peak against prediction"]
-    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for p in pts:
-        out.append("| " + " | ".join(
-            [p["job"], size_text(p["bytes"]), str(p["qd"]), md.fmt(p["max_sectors_kb"], 6),
-             md.fmt(p["max_segments"], 6), md.fmt(p["requests"], 6), str(p["predicted"]), md.fmt(p["peak"], 6),
-             md.fmt(p["mean"], fixed=3), md.fmt(p["alloc_us_page"], fixed=3), p["note"]]) + " |")
-    rem = pts[0]["removed"]
+            "limits set the requests per bio, not the pages it holds.", "",
+            md.table(["job", "I/O", "QD", "max_sectors_kb", "max_segments", "requests per bio",
+                      "predicted peak", "peak", "mean", "mempool_alloc µs per page",
+                      "peak against prediction"],
+                     [[p["job"], size_text(p["bytes"]), str(p["qd"]),
+                       md.fmt(p["max_sectors_kb"], 6), md.fmt(p["max_segments"], 6),
+                       md.fmt(p["requests"], 6), str(p["predicted"]), md.fmt(p["peak"], 6),
+                       md.fmt(p["mean"], fixed=3), md.fmt(p["alloc_us_page"], fixed=3),
+                       p["note"]] for p in pts])]
+    flag = lambda x: "" if not np.isfinite(x) or x <= bound else " **!**"
     out += ["", f"IOPS against {bounce} per size (the figure \"sweep\"): "
             + (f"{rem}/{bounce} and " if rem else "") + f"{base}/{bounce}, beside {base}'s "
             f"time per I/O (counted), what the bounce's time adds to; the largest "
-            f"spread of a cell across boots beside the {bound:g}% determinism bound.", ""]
-    head = ["job", "I/O", f"{base} µs per I/O"] + ([f"{rem}/{bounce}"] if rem else []) + \
-        [f"{base}/{bounce}", "spread %"]
-    out += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for p in pts:
-        out.append("| " + " | ".join(
-            [p["job"], size_text(p["bytes"]), md.fmt(p["base_us"], fixed=1)] +
-            ([md.fmt(p["r_removed"], fixed=4)] if rem else []) +
-            [md.fmt(p["r_base"], fixed=4), md.fmt(p["spread"], fixed=4) + ("" if not np.isfinite(p["spread"])
-                                                        or p["spread"] <= bound else " **!**")])
-            + " |")
+            f"spread of a cell across boots beside the {bound:g}% determinism bound.", "",
+            md.table(["job", "I/O", f"{base} µs per I/O"] + ([f"{rem}/{bounce}"] if rem else [])
+                     + [f"{base}/{bounce}", "spread %"],
+                     [[p["job"], size_text(p["bytes"]), md.fmt(p["base_us"], fixed=1)] +
+                      ([md.fmt(p["r_removed"], fixed=4)] if rem else []) +
+                      [md.fmt(p["r_base"], fixed=4),
+                       md.fmt(p["spread"], fixed=4) + flag(p["spread"])] for p in pts])]
     return out + [""]
 
 
-def figure_rows(run):
+def figure_rows(run, pts=None):
     """The figure's data: [(dir, KiB, removed/bounce, baseline/bounce,
     bound %)] of the random QD1 jobs, by direction and size."""
-    bound = run.bound_pct
-    return [(p["dir"], p["bytes"] >> 10, p["r_removed"], p["r_base"], bound)
-            for p in points(run) if p["pattern"] == "rand" and p["qd"] == 1]
+    return [(p["dir"], p["bytes"] >> 10, p["r_removed"], p["r_base"], run.bound_pct)
+            for p in (points(run) if pts is None else pts)
+            if p["pattern"] == "rand" and p["qd"] == 1]
 
 
 def figures(run, verdicts, p, everything=False):
-    """The I/O-size sweep: removed/bounce and baseline/bounce IOPS per
-    size, read and write, with the determinism bound as the band."""
-    rows = figure_rows(run)
+    """removed/bounce and baseline/bounce IOPS per size, read and write,
+    with the determinism bound as the band."""
+    pts = points(run)
+    rows = figure_rows(run, pts)
     if not rows:
         return
-    pts = points(run)
     bounce, base, rem = pts[0]["bounce"], pts[0]["base"], pts[0]["removed"] or "removed"
-    blocks = []
-    for d in ("read", "write"):
-        blocks.append("\n".join(f"{kib} {P.num(r)} {P.num(b)}"
-                                 for dd, kib, r, b, _ in sorted(rows, key=lambda x: x[1])
-                                 if dd == d) or "? ? ?")
+    blocks = ["\n".join(f"{kib} {P.num(r)} {P.num(b)}"
+                        for dd, kib, r, b, _ in sorted(rows, key=lambda x: x[1]) if dd == d)
+              or "? ? ?" for d in ("read", "write")]
     disks = ", ".join(dict.fromkeys(x["disk"] for x in pts))
     title = (f"IOPS against {bounce} by I/O size, {disks}, instruction time\n"
              f"{T.kernel_title(run)}")

@@ -368,11 +368,7 @@ def details_screen(run, verdicts, figures, run_dir):
     out += [f"- {n}" for n in notes[:6]]
     if notes:
         out.append("")
-    for f in [f for f in figures or [] if f["kind"] == "forest"]:
-        img = _link(run_dir, os.path.relpath(f["png"], run_dir), f["caption"], image=True)
-        if img:
-            svg = _link(run_dir, os.path.relpath(f["svg"], run_dir), "SVG") if f.get("svg") else ""
-            out.append(f"{img} {svg}")
+    out += [_figure(f, run_dir) for f in figures or [] if f["kind"] == "forest"]
     tables = _link(run_dir, TABLES, TABLES)
     out += ["", "Every primary row with its CI, adjusted p, MDE and relevance: "
             f"{tables or 'verdict.csv'}; every row: "
@@ -449,16 +445,20 @@ def verdict_tables(verdicts):
     return "\n".join(out) + "\n"
 
 
+def _figure(f, run_dir, caption=False):
+    """A figure's image link (and its SVG's, when there is one), with its
+    caption under it; "" when its PNG is missing."""
+    img = _link(run_dir, os.path.relpath(f["png"], run_dir), f["caption"], image=True)
+    svg = _link(run_dir, os.path.relpath(f["svg"], run_dir), "SVG") if f.get("svg") else ""
+    if not img or not caption:
+        return f"{img} {svg}" if img else ""
+    return f"{img}\n\n*{f['caption']}*" + (f" ({svg})" if svg else "") + "\n"
+
+
 def _figure_lines(figures, question, run_dir):
-    """A question's figures (but the forest, under the verdicts), each with
-    its caption and SVG link where there is one."""
-    out = []
-    for f in [f for f in figures or [] if f["question"] == question and f["kind"] != "forest"]:
-        img = _link(run_dir, os.path.relpath(f["png"], run_dir), f["caption"], image=True)
-        if img:
-            svg = _link(run_dir, os.path.relpath(f["svg"], run_dir), "SVG") if f.get("svg") else ""
-            out += [img, "", f"*{f['caption']}*" + (f" ({svg})" if svg else ""), ""]
-    return out
+    """A question's figures but the forest (under the verdicts)."""
+    return [_figure(f, run_dir, True) for f in figures or []
+            if f["question"] == question and f["kind"] != "forest" and _figure(f, run_dir)]
 
 
 def _excluded_section(run):

@@ -3,7 +3,7 @@
 # median of every run, variants overlaid, with the run's 95 % bootstrap CI
 # of the median as error bars; a point whose change from the previous run
 # of the same variant is significant is circled and labelled with the
-# change ("+35%"). Written by bench/analysis/history/figures.py (bench/history
+# change ("+35%"). Written by bench/tracker/figures.py (bench/history
 # plot).
 #
 #   gnuplot -e "datafile='D'; outfile='O.png'; nblocks=N; title='T'; ylabel='Y'" \

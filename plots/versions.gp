@@ -5,7 +5,7 @@
 # median of the newest run of that version with its 95 % bootstrap CI as
 # whiskers and its variant as label; dashed lines mark where the bounce
 # path changed upstream (5.13, 6.16). Written by
-# bench/analysis/versions.py (bench/history plot).
+# bench/tracker/versions.py (bench/history plot).
 #
 #   gnuplot -e "datafile='D'; outfile='O.png'; nblocks=N; title='T'; ylabel='Y'" \
 #           [-e "width=1000; height=560; footnote='F'; colors='1 2 3'; xmax=X; ymax=Y"] \

@@ -13,8 +13,8 @@ report out.
   bounce_summary
             the bounced bios per variant and disk and the failed boots,
             at the end of bench/compare (bench/analyze --bounce-summary)
-  history   regression tracking across runs (bench/history), a package:
-            table, runs, changes, figures, markdown, commands
-  versions  the history across kernel versions: Debian version order,
-            the versions-* figures and their section of history.md
+
+The regression tracker across runs and kernel versions (bench/history)
+is its own package, bench/tracker; it imports this one, never the
+reverse.
 """

@@ -12,7 +12,7 @@ import helpers as H
 from analysis import headline, report, tidy
 from analysis import stats as S
 from lab import labconf
-from analysis.history import runs
+from tracker import runs
 
 LAB = labconf.load()
 

@@ -14,7 +14,7 @@ import unittest
 import helpers as H
 import test_insnprof as P
 from analysis import explain as E
-from analysis.history import check
+from tracker import check
 
 EXPLAIN = os.path.join(H.ROOT, "bench", "explain")
 

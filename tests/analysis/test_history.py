@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""bench/history and analysis/history/ on three synthetic runs of
+"""bench/history and bench/tracker/ on three synthetic runs of
 different kernel source versions: run B makes the post kernel 50 % faster
 than run A; run C repeats run B exactly (no change). The runs are added out
 of date order."""
@@ -14,7 +14,7 @@ import pandas as pd
 
 import helpers as H
 from analysis import tidy
-from analysis.history import figures, runs, table
+from tracker import figures, runs, table
 from test_plots import png_size
 
 HISTORY = os.path.join(H.ROOT, "bench", "history")

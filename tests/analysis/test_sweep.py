@@ -18,7 +18,8 @@ import pandas as pd
 
 import helpers as H
 from analysis import headline as HT, insnbudget, insnprof as X, plots, report
-from analysis import stats as S, sweep as SW, tidy, versions as V
+from analysis import stats as S, sweep as SW, tidy
+from tracker import versions as V
 from analysis.monitors import queue_limits
 from lab import jobname as J
 
@@ -377,7 +378,7 @@ class History(unittest.TestCase):
     1 MiB, and leaves the sweep's jobs out of the figures of the lat jobs."""
 
     def test_headlines(self):
-        from analysis.history import figures as F
+        from tracker import figures as F
         for job in ("sweep-randread-4k-qd1", "sweep-randwrite-1m-qd1"):
             self.assertTrue(F.is_headline("bounce_ns_per_byte", job))
             self.assertTrue(V.headline_metric("bounce_ns_per_byte", job))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The history across kernel versions (analysis/versions.py, bench/history
+"""The history across kernel versions (tracker/versions.py, bench/history
 plot): Debian version order, the markers, the version figures' data files,
 "not measured" never turning into 0, and history.csv files written before
 the per-label kernel columns.
@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import versions as V
-from analysis.history import commands, runs, table
+from tracker import versions as V
+from tracker import commands, runs, table
 from test_history import blocks
 from test_plots import png_size
 

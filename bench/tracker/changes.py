@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import determinism, metrics, stats
-from analysis.history import table
+from tracker import table
 
 COLUMNS = ["metric", "unit", "disk", "job", "pressure", "variant",
            "run_a", "run_b", "started_a", "started_b", "version_a",

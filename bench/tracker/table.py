@@ -30,7 +30,8 @@ from contextlib import contextmanager
 import numpy as np
 import pandas as pd
 
-from analysis import metrics, roles, versions
+from analysis import metrics, roles
+from tracker import versions
 
 HISTORY_FILE = "history.csv"
 CHANGES_FILE = "changes.csv"

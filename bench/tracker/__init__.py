@@ -11,6 +11,6 @@
   check     the newest run's headline moves beyond their smallest
             effect of interest (bench/history check)
 
-analysis.versions puts the kernel versions on the x axis (versions-*.png,
+tracker.versions puts the kernel versions on the x axis (versions-*.png,
 "Across kernel versions" in history.md).
 """

@@ -17,9 +17,9 @@ import re
 
 import pandas as pd
 
-from analysis import metrics, rawfiles, roles, stats, tidy, versions
+from analysis import metrics, rawfiles, roles, stats, tidy
 from lab import labconf
-from analysis.history import table
+from tracker import table, versions
 
 RUN_ID_DATE = re.compile(r"^(\d{8})-(\d{6})")
 

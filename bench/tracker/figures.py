@@ -2,15 +2,15 @@
 """The headline metrics over time: one figure per headline metric, job,
 bounce-candidate disk and pressure (history-*.png from plots/history.gp), runs in date
 order on x, variants overlaid, significant changes circled; then the
-figures across kernel versions (analysis.versions).
+figures across kernel versions (tracker.versions).
 """
 import os
 
 import numpy as np
 import pandas as pd
 
-from analysis import metrics, plots, roles, versions
-from analysis.history import changes, table
+from analysis import metrics, plots, roles
+from tracker import changes, table, versions
 
 SIZE = (1000, 560)
 PX_PER_RUN = 120
@@ -108,7 +108,7 @@ def data(cell, ch, colors):
 
 def make(df, ch, outdir, gp_dir=plots.GP_DIR):
     """One figure per headline metric, job, disk and pressure, then the
-    figures across kernel versions (analysis.versions; only with two or
+    figures across kernel versions (tracker.versions; only with two or
     more source versions); returns the Plotter (figures, errors)."""
     os.makedirs(outdir, exist_ok=True)
     # PNG only: the page is read in a browser (an SVG beside each figure

@@ -5,8 +5,8 @@ folder, and plot (changes.csv, the figures and history.md).
 import fnmatch
 import os
 
-from analysis import plots, rawfiles, stats, versions
-from analysis.history import changes, figures, markdown, runs, table
+from analysis import plots, rawfiles, stats
+from tracker import changes, figures, markdown, runs, table, versions
 
 
 def add(paths, history_dir, n_boot=stats.N_BOOT, allow_incomplete=False, aliases=None):

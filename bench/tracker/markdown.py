@@ -2,7 +2,7 @@
 """history.md, what a reader asks first at the top: what the newest run
 moved against the previous run of each variant (check.py, the answer of
 `history --check`), then the history across kernel versions
-(analysis.versions), the significant changes, data integrity per run and
+(tracker.versions), the significant changes, data integrity per run and
 variant, the runs, the kernel source versions and the figures over time.
 """
 import datetime as dt
@@ -11,8 +11,8 @@ import os
 import numpy as np
 import pandas as pd
 
-from analysis import md, metrics, stats, versions
-from analysis.history import changes, check, figures, table
+from analysis import md, metrics, stats
+from tracker import changes, check, figures, table, versions
 
 
 def runs_table(df):

@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 from analysis import explain, md, metrics, stats
-from analysis.history import figures, table
+from tracker import figures, table
 
 # Symbols said under a moved metric (./run.sh explain has them all).
 TOP_SYMBOLS = 5

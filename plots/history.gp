@@ -1,21 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
-# Regression history of one metric in one cell (job, disk, pressure): the
-# median of every run, variants overlaid, with the run's 95 % bootstrap CI
+# Regression history of one metric on one disk and pressure: the median
+# of every run, a series per variant and job, with the run's 95 % bootstrap CI
 # of the median as error bars; a point whose change from the previous run
 # of the same variant is significant is circled and labelled with the
-# change ("+35%"). Written by bench/analysis/history/figures.py (bench/history
+# change ("+35%"). Written by bench/tracker/figures.py (bench/history
 # plot).
 #
 #   gnuplot -e "datafile='D'; outfile='O.png'; nblocks=N; title='T'; ylabel='Y'" \
-#           [-e "width=1000; height=560; footnote='F'; colors='1 3'; xmax=X; vlines='1.5 3.5'"] \
+#           [-e "width=1000; height=560; footnote='F'; colors='1 3'; pts='7 5'; xmax=X; vlines='1.5 3.5'"] \
 #           history.gp
 #
 # The output format follows outfile's extension (.svg, else PNG).
 # colors: the line type of each block, so a variant keeps its colour in
-# every figure; xmax: the last run's x position; vlines: x positions of
+# every figure; pts: the point type of each block (one per job of a
+# figure); xmax: the last run's x position; vlines: x positions of
 # dashed vertical lines (where the kernel source version changes).
 #
-# datafile: one block per variant (two blank lines between blocks), each
+# datafile: one block per series (two blank lines between blocks), each
 # starting with a quoted header line (the legend entry), rows
 # "x  median  ci_low  ci_high  mark_y  \"mark\"" ("?" for a missing value,
 # "" for no mark); then a last block of run ticks: header line, rows
@@ -29,6 +30,7 @@ if (!exists("ylabel")) ylabel = ""
 if (!exists("footnote")) footnote = ""
 if (!exists("colors")) colors = ""
 if (!exists("vlines")) vlines = ""
+if (!exists("pts")) pts = ""
 if (outfile[strlen(outfile)-3:] eq ".svg") {
 	set terminal svg size width,height dynamic noenhanced font "sans,11" background "white"
 } else {
@@ -51,9 +53,10 @@ do for [i=1:words(vlines)] {
 	set arrow i from word(vlines, i)+0, graph 0 to word(vlines, i)+0, graph 1 nohead dt 2 lc rgb "gray50"
 }
 color(i) = (colors eq "" ? i+1 : word(colors, i+1)+0)
+ptype(i) = (pts eq "" ? 7 : word(pts, i+1)+0)
 
-plot for [i=0:nblocks-1] datafile index i using 1:2 with linespoints lt color(i) pt 7 ps 1.2 title columnheader(1), \
-     for [i=0:nblocks-1] datafile index i using 1:2:3:4 with yerrorbars lt color(i) pt 7 ps 1.2 notitle, \
+plot for [i=0:nblocks-1] datafile index i using 1:2 with linespoints lt color(i) pt ptype(i) ps 1.2 title columnheader(1), \
+     for [i=0:nblocks-1] datafile index i using 1:2:3:4 with yerrorbars lt color(i) pt ptype(i) ps 1.2 notitle, \
      for [i=0:nblocks-1] datafile index i using 1:(strcol(6) eq "" ? NaN : $2) with points lt color(i) pt 6 ps 3 notitle, \
      for [i=0:nblocks-1] datafile index i using 1:5:6 with labels offset 0,1 font ",9" tc lt color(i) notitle, \
      datafile index nblocks using 1:(0):xtic(2) with points ps 0 notitle

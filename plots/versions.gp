@@ -1,27 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
-# One metric in one cell (job, disk, pressure) across kernel versions: the
-# x axis is the kernel source versions in Debian version order, one point
-# series per variant role (bounce, baseline, removed), each point the
-# median of the newest run of that version with its 95 % bootstrap CI as
-# whiskers and its variant as label; dashed lines mark where the bounce
-# path changed upstream (5.13, 6.16). Written by
-# bench/analysis/versions.py (bench/history plot).
+# One table of history.md's "Across kernel versions" on one disk: the x
+# axis is the kernels in Debian version order, one point series per
+# column, each point the median of that kernel's newest run with its
+# 95 % bootstrap CI as whiskers (and an optional label); dashed lines mark
+# where the bounce path changed upstream (5.13, 6.16). Written by
+# bench/tracker/figures.py (bench/history plot).
 #
 #   gnuplot -e "datafile='D'; outfile='O.png'; nblocks=N; title='T'; ylabel='Y'" \
 #           [-e "width=1000; height=560; footnote='F'; colors='1 2 3'; xmax=X; ymax=Y"] \
 #           [-e "titles='\"bounce: 5.10/stock\" \"removed: not measured\"'"] versions.gp
 #
 # The output format follows outfile's extension (.svg, else PNG).
-# colors: the line type of each block (a role keeps its colour in every
-# figure); titles: the legend entry of each block, double-quoted (shown
+# colors: the line type of each block; titles: the legend entry of each block, double-quoted (shown
 # even for a block with no point, unlike a column header); xmax: the last
-# version's x position; ymax: the top of the y axis (room for the labels
+# kernel's x position; ymax: the top of the y axis (room for the labels
 # above the points and for the markers').
 #
-# datafile: one block per role (two blank lines between blocks), each
+# datafile: one block per series (two blank lines between blocks), each
 # starting with a quoted header line (the legend entry), one row per
-# version "x  median  ci_low  ci_high  label_y  \"variant\"" ("?" for a
-# value not measured: no point); then a block of version ticks (header,
+# kernel "x  median  ci_low  ci_high  label_y  \"label\"" ("?" for a
+# value not measured: no point); then a block of kernel ticks (header,
 # rows "x  \"label\"", a label may hold \n) and a block of markers (header,
 # rows "x  \"label\"": a dashed vertical line at x with its label on top).
 if (!exists("width")) width = 1000

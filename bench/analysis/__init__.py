@@ -12,4 +12,8 @@ a report out (bench/analyze). A small core, and the questions beside it:
   report     report.md and tables.md: the questions in order; html.py the
              same as one page
   explain    where two kernels' instructions differ (bench/explain)
+
+The regression tracker (bench/history) is bench/tracker and the
+divergence comparison (bench/diverge) bench/divergence: they import
+this package, never the reverse.
 """

@@ -13,7 +13,7 @@ from analysis import report, tidy
 from analysis.questions import cost as headline
 from analysis import stats as S
 from lab import labconf
-from analysis.history import runs
+from tracker import table
 
 LAB = labconf.load()
 
@@ -70,7 +70,7 @@ class RunClocks(unittest.TestCase):
     def test_history_icount_per_disk(self):
         run = clock_run(os.path.join(self.tmp.name, "r"),
                         {"clock": "host", "disk_clocks": {"virtio": "insn", "usb-pio": "host"}})
-        rows = runs.rows(run, n_boot=50)
+        rows = table.rows(run, n_boot=50)
         icount = set(zip(rows["disk"], rows["icount"]))
         self.assertEqual(icount, {("virtio", "3"), ("usb-pio", "")})
 

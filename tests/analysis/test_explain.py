@@ -14,7 +14,7 @@ import unittest
 import helpers as H
 import test_insnprof as P
 from analysis import explain as E
-from analysis.history import check
+from tracker import changes
 
 EXPLAIN = os.path.join(H.ROOT, "bench", "explain")
 
@@ -141,7 +141,7 @@ def plant(run_dir, variant, symbol, per_io, ios=1000):
 
 
 class HistoryCheck(unittest.TestCase):
-    """check.symbol_lines: under a moved pair, where its instructions
+    """changes.symbol_lines: under a moved pair, where its instructions
     went between its two runs."""
 
     def test_a_planted_symbol_is_named_first(self):
@@ -152,16 +152,16 @@ class HistoryCheck(unittest.TestCase):
             plant(b, "pre", "lab_planted_work", 7000)
             r = dict(run_a="run-a", run_b="run-b", variant="pre", disk="ram-bounce",
                      job="lat-randread-4k-qd1", pressure="none")
-            lines = check.symbol_lines(r, tmp)
+            lines = changes.symbol_lines(r, tmp)
             self.assertIn("(counted, exact): instructions per I/O", lines[0])
             self.assertIn("(+7000)", lines[0])
             self.assertEqual(lines[1].split(":")[0].strip(), "lab_planted_work (other kernel)")
             self.assertIn("+7000, calls per I/O 0.00 -> 1.00", lines[1])
             # the same run twice: nothing moved, every line +0
-            same = check.symbol_lines(dict(r, run_b="run-a"), tmp)
+            same = changes.symbol_lines(dict(r, run_b="run-a"), tmp)
             self.assertIn("(+0)", same[0])
             # a run that is not there: nothing to say, no error
-            self.assertEqual(check.symbol_lines(dict(r, run_b="gone"), tmp), [])
+            self.assertEqual(changes.symbol_lines(dict(r, run_b="gone"), tmp), [])
 
 
 if __name__ == "__main__":

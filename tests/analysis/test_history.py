@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""bench/history and analysis/history/ on three synthetic runs of
+"""bench/history and bench/tracker/ on three synthetic runs of
 different kernel source versions: run B makes the post kernel 50 % faster
 than run A; run C repeats run B exactly (no change). The runs are added out
 of date order."""
@@ -14,7 +14,7 @@ import pandas as pd
 
 import helpers as H
 from analysis import tidy
-from analysis.history import figures, runs, table
+from tracker import figures, table
 from test_plots import png_size
 
 HISTORY = os.path.join(H.ROOT, "bench", "history")
@@ -191,18 +191,20 @@ class History(unittest.TestCase):
                                           (self.changes["run_b"] == "run-c")]))
 
     def test_png(self):
-        name = figures.name("read_iops", JOB, DISK, "none")
+        name = figures.name("read_iops", DISK, "none")
         png = os.path.join(self.hdir, "plots", name + ".png")
         self.assertGreater(os.path.getsize(png), 1000)
-        self.assertEqual(png_size(png), (figures.width(len(RUNS)),
-                                         figures.SIZE[1]))
+        self.assertEqual(png_size(png)[1], figures.SIZE[1])
         # PNG only: the history is read in a browser
         self.assertFalse(os.path.exists(os.path.join(self.hdir, "plots", name + ".svg")))
 
     def test_plot_data_in_date_order(self):
-        name = figures.name("read_iops", JOB, DISK, "none")
+        name = figures.name("read_iops", DISK, "none")
         data = blocks(os.path.join(self.hdir, "plots", "data", name + ".dat"))
-        self.assertEqual([h for h, _ in data], ["pre-fixed", "post", "ticks"])
+        # a series per variant and job (write_iops shares the figure)
+        self.assertEqual([h for h, _ in data if "read_iops" in h or h == "ticks"],
+                         [f"pre-fixed: read_iops {JOB}", f"post: read_iops {JOB}", "ticks"])
+        data = [(h, rows) for h, rows in data if "read_iops" in h or h == "ticks"]
         ticks = data[-1][1]
         versions = [v for v, _, _ in RUNS.values()]
         self.assertEqual(len(ticks), len(RUNS))
@@ -226,7 +228,7 @@ class History(unittest.TestCase):
         self.assertIn("faster", sig[0])
         self.assertFalse([line for line in text.splitlines()
                           if line.startswith("| read_iops |") and "run-c" in line])
-        png = f"plots/{figures.name('read_iops', JOB, DISK, 'none')}.png"
+        png = f"plots/{figures.name('read_iops', DISK, 'none')}.png"
         self.assertIn(f"]({png})", text)
 
 
@@ -273,7 +275,7 @@ class SourceVersion(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             run = history_run(os.path.join(tmp, "20261203-062732"), None, None, 1.0,
                               meta=False)
-            rows = runs.read(run, n_boot=100)
+            rows = table.read(run, n_boot=100)
             build = H.read_json(H.BUILD_INFO["post"])
             self.assertEqual(set(rows["kernel_source_version"]), {build["source_version"]})
             # no meta.json: the run id says when

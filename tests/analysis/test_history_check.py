@@ -10,7 +10,7 @@ import tempfile
 import unittest
 
 import helpers as H
-from analysis.history import changes, table
+from tracker import changes, table
 from test_history import DISK, JOB, RESAMPLES, cli, history_run
 
 RUN_SH = os.path.join(H.ROOT, "run.sh")

@@ -125,7 +125,7 @@ class IntegrityReport(unittest.TestCase):
 class HistoryIntegrity(unittest.TestCase):
     def test_table_and_sentence(self):
         import pandas as pd
-        from analysis.history import markdown
+        from tracker import markdown
         rows = []
         for v, bad in (("pre", "0;0"), ("pre-fixed", "1792;1790")):
             for metric, vals in (("integrity_bad_blocks", bad),

@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import insnprof as X, plots, report
+from analysis import insnprof as X, metrics, plots, report
 from analysis.questions import cost as HT, counted as insnbudget, sweep as SW
-from analysis import stats as S, tidy, versions as V
+from analysis import stats as S, tidy
+from tracker import changes, markdown as V
 from analysis.monitors import Job, queue_limits
 from lab import jobname as J
 
@@ -369,7 +370,7 @@ class VersionsCounted(unittest.TestCase):
         sel = pd.DataFrame(rows)
         labels = [({"version": "5.10.262-1", "release": "5.10.262"}, "5.10/stock", "bounce"),
                   ({"version": "6.1.192-3", "release": "6.1.192"}, "6.1/stock", "baseline")]
-        header, out = V.table(sel, labels, "cost-counted")
+        header, out = V.group_table(sel, labels, "cost-counted")
         self.assertEqual(header[4:6], ["ram-bounce/ram lat-randread-4k-qd1 all",
                                        "ram-bounce/ram lat-randwrite-4k-qd1 all"])
         self.assertNotIn("sweep", " ".join(header))
@@ -383,15 +384,16 @@ class History(unittest.TestCase):
     1 MiB, and leaves the sweep's jobs out of the figures of the lat jobs."""
 
     def test_headlines(self):
-        from analysis.history import figures as F
         for job in ("sweep-randread-4k-qd1", "sweep-randwrite-1m-qd1"):
-            self.assertTrue(F.is_headline("bounce_ns_per_byte", job))
-            self.assertTrue(V.headline_metric("bounce_ns_per_byte", job))
-        self.assertFalse(F.is_headline("bounce_ns_per_byte", "sweep-randwrite-64k-qd1"))
+            self.assertTrue(changes.is_headline("bounce_ns_per_byte", job))
+            self.assertTrue(metrics.is_headline("bounce_ns_per_byte", job, "per-byte"))
+        self.assertFalse(changes.is_headline("bounce_ns_per_byte", "sweep-randwrite-64k-qd1"))
         for metric in ("read_iops", "read_lat_p99_us", "cpu_s_per_gib", "bounced_bytes_per_gib"):
-            self.assertTrue(F.is_headline(metric, "lat-randread-4k-qd1"), metric)
-            self.assertFalse(F.is_headline(metric, "sweep-randread-4k-qd1"), metric)
-        self.assertFalse(F.is_headline("read_bw", "sweep-seqread-128k-qd4"))
-        self.assertTrue(F.is_headline("read_bw", "tput-seqread-128k-qd4"))
-        self.assertTrue(V.headline_metric("bounce_us_per_bounce", "lat-randwrite-4k-qd1"))
-        self.assertFalse(V.headline_metric("bounced_bytes_per_gib", "sweep-randread-4k-qd1"))
+            self.assertTrue(changes.is_headline(metric, "lat-randread-4k-qd1"), metric)
+            self.assertFalse(changes.is_headline(metric, "sweep-randread-4k-qd1"), metric)
+        self.assertFalse(changes.is_headline("read_bw", "sweep-seqread-128k-qd4"))
+        self.assertTrue(changes.is_headline("read_bw", "tput-seqread-128k-qd4"))
+        self.assertTrue(metrics.is_headline("bounce_us_per_bounce", "lat-randwrite-4k-qd1",
+                                            "cost-counted"))
+        self.assertFalse(metrics.is_headline("bounced_bytes_per_gib", "sweep-randread-4k-qd1",
+                                             [g for g, _ in metrics.HEADLINE_GROUPS]))

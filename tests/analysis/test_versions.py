@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The history across kernel versions (analysis/versions.py, bench/history
+"""The history across kernel versions (tracker/markdown.py and figures.py, bench/history
 plot): Debian version order, the markers, the version figures' data files,
 "not measured" never turning into 0, and history.csv files written before
 the per-label kernel columns.
@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 
 import helpers as H
-from analysis import versions as V
-from analysis.history import commands, runs, table
+from tracker import markdown as V
+from tracker import figures, table
 from test_history import blocks
 from test_plots import png_size
 
@@ -100,9 +100,9 @@ class Order(unittest.TestCase):
 
     def test_pairs(self):
         for a, b in self.PAIRS:
-            self.assertLess(V.compare(a, b), 0, (a, b))
-            self.assertGreater(V.compare(b, a), 0, (b, a))
-            self.assertEqual(V.compare(a, a), 0)
+            self.assertLess(table.parse(a), table.parse(b), (a, b))
+            self.assertGreater(table.parse(b), table.parse(a), (b, a))
+            self.assertEqual(table.parse(a), table.parse(a))
 
     @unittest.skipUnless(shutil.which("dpkg"), "no dpkg")
     def test_same_as_dpkg(self):
@@ -113,7 +113,7 @@ class Order(unittest.TestCase):
     def test_sort_is_not_text_order(self):
         shuffled = ["7.2.13-1", "6.12.118-1~deb12u1", "6.9.12-1", "5.10.262-1", "6.1.192-3"]
         want = ["5.10.262-1", "6.1.192-3", "6.9.12-1", "6.12.118-1~deb12u1", "7.2.13-1"]
-        self.assertEqual(V.sort_versions(shuffled), want)
+        self.assertEqual(table.sort_versions(shuffled), want)
         self.assertNotEqual(sorted(shuffled), want)
 
     def test_kernel_series(self):
@@ -121,20 +121,20 @@ class Order(unittest.TestCase):
         # upstream, ~ sorts before the bare revision and + after it
         want = ["5.10.262-1", "6.1.192-3", "6.12.118-1~deb12u1", "6.12.118-1",
                 "6.12.118-1+deb12u1", "7.2.13-1"]
-        self.assertEqual(V.sort_versions(reversed(want)), want)
-        self.assertEqual(V.sort_versions(sorted(want)), want)
+        self.assertEqual(table.sort_versions(reversed(want)), want)
+        self.assertEqual(table.sort_versions(sorted(want)), want)
 
     def test_not_a_debian_version(self):
         # dpkg rejects "_": such a string sorts first instead of failing
-        self.assertEqual(V.sort_versions(["6.1.192-3", "6.12.1_lab"]),
+        self.assertEqual(table.sort_versions(["6.1.192-3", "6.12.1_lab"]),
                          ["6.12.1_lab", "6.1.192-3"])
-        self.assertEqual(V.upstream("6.12.1_lab"), "6.12.1_lab")
+        self.assertEqual(table.upstream("6.12.1_lab"), "6.12.1_lab")
 
     def test_upstream_and_package(self):
-        self.assertEqual(V.upstream("1:6.12.118-1~deb12u1"), "6.12.118")
-        self.assertEqual(V.package_of("", "5.10.262-1"), "linux-source-5.10")
-        self.assertEqual(V.package_of("6.1.192", "unknown"), "linux-source-6.1")
-        self.assertEqual(V.package_of("", "unknown"), "")
+        self.assertEqual(table.upstream("1:6.12.118-1~deb12u1"), "6.12.118")
+        self.assertEqual(table.package_of("", "5.10.262-1"), "linux-source-5.10")
+        self.assertEqual(table.package_of("6.1.192", "unknown"), "linux-source-6.1")
+        self.assertEqual(table.package_of("", "unknown"), "")
 
 
 class Markers(unittest.TestCase):
@@ -195,7 +195,7 @@ class OldHistory(unittest.TestCase):
             table.load(self.hdir)
 
     def test_plot_and_save(self):
-        df, _, p = commands.plot(self.hdir, n_boot=200)
+        df, _, p = figures.plot(self.hdir, n_boot=200)
         self.assertEqual(p.errors, [])
         text = read(os.path.join(self.hdir, table.REPORT_FILE))
         self.assertIn("## Across kernel versions", text)
@@ -217,64 +217,53 @@ class FourVersions(unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.hdir = os.path.join(cls.tmp.name, "history")
         write_history(cls.hdir, four_versions())
-        cls.df, cls.ch, cls.p = commands.plot(cls.hdir, n_boot=200)
+        cls.df, cls.ch, cls.p = figures.plot(cls.hdir, n_boot=200)
         cls.text = read(os.path.join(cls.hdir, table.REPORT_FILE))
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def data(self, metric, job=JOB, disk=DISK):
-        name = V.figure_name(metric, job, disk, "none")
+    def data(self, group, disk=DISK):
+        name = figures.versions_name(group, disk, "none")
         return dict(blocks(os.path.join(self.hdir, "plots", "data", name + ".dat")))
 
-    def rows(self, block):
-        """[(x, median, label)] of a role block ("?" kept)."""
-        return [(float(r.split()[0]), r.split()[1], r.split()[-1].strip('"')) for r in block]
-
-    def role_block(self, data, role):
-        hits = [rows for head, rows in data.items() if head.startswith(role + ":")]
-        self.assertEqual(len(hits), 1, (role, list(data)))
-        return hits[0]
+    def points(self, group, column):
+        """{kernel label: median ("?" kept)} of a column of a figure."""
+        data = self.data(group)
+        labels = [t.split("\\n")[1].split(" (")[0] for t in data["ticks"]]
+        return dict(zip(labels, (r.split()[1] for r in data[column])))
 
     def test_no_errors(self):
         self.assertEqual(self.p.errors, [])
 
     def test_axis_in_version_order(self):
         self.assertEqual([v["version"] for v in V.axis(self.df)], VERSION_ORDER)
-        ticks = self.data("bounced_bytes_per_gib")["ticks"]
-        self.assertEqual(len(ticks), 4)
-        for i, (tick, version) in enumerate(zip(ticks, VERSION_ORDER)):
-            self.assertTrue(tick.startswith(f"{i} "), tick)
-            self.assertIn(version, tick)
+        ticks = self.data("latency")["ticks"]
+        # a place per kernel, in version order, then role order
+        self.assertEqual([t.split(" ", 1)[0] for t in ticks], [str(i) for i in range(7)])
+        self.assertEqual([t.split("\\n")[1].rstrip('"') for t in ticks], [
+            "5.10/stock (bounce)", "6.1/fixed (bounce)", "6.1/stock (baseline)",
+            "pre-fixed (bounce)", "pre (baseline)", "post (removed)",
+            "7.2/upstream (removed)"])
 
-    def test_one_row_per_version_and_role(self):
-        for metric in ("bounced_bytes_per_gib", "read_lat_p99_us"):
-            data = self.data(metric)
-            self.assertEqual([h.split(":")[0] for h in data][:3], ROLES)
-            for role in ROLES:
-                rows = self.rows(self.role_block(data, role))
-                self.assertEqual(len(rows), len(VERSION_ORDER), (metric, role))
-                # in version order, a role's points a little off the version's x
-                self.assertEqual([round(x) for x, _, _ in rows], [0, 1, 2, 3])
+    def test_one_point_per_kernel_and_column(self):
+        for group in ("bounced", "latency"):
+            data = self.data(group)
+            for head, rows in data.items():
+                if head not in ("ticks", "markers"):
+                    self.assertEqual([float(r.split()[0]) for r in rows],
+                                     list(range(len(data["ticks"]))), (group, head))
 
     def test_points(self):
-        data = self.data("bounced_bytes_per_gib")
-        bounce = self.rows(self.role_block(data, "bounce"))
-        self.assertEqual([label for _, _, label in bounce],
-                         ["5.10/stock", "6.1/fixed", "pre-fixed", ""])
-        self.assertEqual([float(m) for _, m, _ in bounce[:3]], [1024.0, 1024.0, 1024.0 * NEWER])
-        base = self.rows(self.role_block(data, "baseline"))
         # 6.1/stock and pre bounce nothing: a measured 0
-        self.assertEqual([(m, label) for _, m, label in base],
-                         [("?", ""), ("0", "6.1/stock"), ("0", "pre"), ("?", "")])
+        self.assertEqual(self.points("bounced", JOB), {
+            "5.10/stock": "1024", "6.1/fixed": "1024", "6.1/stock": "0",
+            "pre-fixed": str(1024 * NEWER).rstrip("0").rstrip("."), "pre": "0"})
 
     def test_missing_stays_missing(self):
-        data = self.data("bounced_bytes_per_gib")
-        removed = self.rows(self.role_block(data, "removed"))
-        # post and 7.2/upstream have no bounce tracepoint: never a 0
-        self.assertEqual([m for _, m, _ in removed], ["?"] * 4)
-        self.assertIn("removed: not measured", data)
+        # post and 7.2/upstream have no bounce tracepoint: no place, never a 0
+        self.assertNotIn("post", self.points("bounced", JOB))
         t = V.newest_cells(self.df, table.run_order(self.df))
         self.assertFalse(len(t[(t["variant"] == "7.2/upstream") &
                                (t["metric"] == "bounced_bytes_per_gib")]))
@@ -286,35 +275,34 @@ class FourVersions(unittest.TestCase):
 
     def test_newest_run_wins(self):
         # pre-fixed is in the fixture's run and (scaled) in versions-b
-        lat = self.rows(self.role_block(self.data("read_lat_p99_us"), "bounce"))
+        lat = self.points("latency", JOB + " read p99")
         old = old_rows()
         sel = old[(old["variant"] == "pre-fixed") & (old["metric"] == "read_clat_p99_us") &
                   (old["job"] == JOB)]
-        self.assertAlmostEqual(float(lat[2][1]), float(sel["median"].iloc[0]) * NEWER, places=2)
+        self.assertAlmostEqual(float(lat["pre-fixed"]), float(sel["median"].iloc[0]) * NEWER,
+                               places=2)
         self.assertIn("| 6.12.118 | 6.12.118-1~deb12u1 | pre-fixed | bounce |", self.text)
         row = [line for line in self.text.splitlines()
                if line.startswith("| 6.12.118 | 6.12.118-1~deb12u1 | pre-fixed |")][0]
         self.assertTrue(row.rstrip(" |").endswith("versions-b"), row)
 
     def test_markers(self):
-        marks = self.data("bounced_bytes_per_gib")["markers"]
-        self.assertEqual([float(m.split()[0]) for m in marks], [0.5, 2.5])
+        marks = self.data("latency")["markers"]
+        self.assertEqual([float(m.split()[0]) for m in marks], [0.5, 5.5])
         self.assertIn("5.13", marks[0])
         self.assertIn("6.16", marks[1])
 
     def test_figures(self):
         figs = {f["name"]: f for f in self.p.figures if f["kind"] == V.SCRIPT}
-        expect = {V.figure_name(m, j, DISK, "none") for m, j in (
-            ("bounced_bytes_per_gib", JOB), ("read_lat_p99_us", JOB),
-            ("integrity_bad_blocks", "integrity-direct-512-qd8"))}
-        self.assertEqual(set(figs), expect)
+        # a figure per table and disk, no more
+        self.assertEqual(set(figs), {figures.versions_name(g, DISK, "none")
+                                     for g in ("bounced", "latency", "integrity")})
         for f in figs.values():
-            self.assertTrue(f["name"].startswith("versions-"))
-            self.assertEqual(png_size(f["png"]), (V.figure_width(4), V.SIZE[1]))
+            self.assertLessEqual(png_size(f["png"])[1], 1600)
             self.assertIsNone(f["svg"])          # PNG only
             self.assertIn(f"]({os.path.relpath(f['png'], self.hdir)})", self.text)
         # nothing drawn for what no version measured (no probed job here)
-        self.assertNotIn("versions-bounce_submit", " ".join(figs))
+        self.assertNotIn("versions-cost", " ".join(figs))
 
     def test_section(self):
         sec = self.text.split("## Across kernel versions", 1)[1].split("\n## ", 1)[0]
@@ -333,33 +321,33 @@ class FourVersions(unittest.TestCase):
                       integ)
         self.assertIn("7.2.13 7.2/upstream (0 bad of 12288 checked, bounces not counted)",
                       integ)
-        # no section of "not measured" only: one line names them
+        # no section, nor line, of "not measured" only
         self.assertNotIn("### Cost per bounced bio", sec)
-        self.assertIn("Not measured on any version: Cost per bounced bio, probed jobs;", sec)
+        self.assertNotIn("Not measured on any version", sec)
         for v in VERSION_ORDER:
             self.assertIn(v, sec)
 
-    def test_versions_table(self):
-        sec = self.text.split("## Kernel source versions", 1)[1].split("\n## ", 1)[0]
-        lines = [line for line in sec.splitlines() if line.startswith("| linux-source")]
-        self.assertEqual([line.split(" | ")[1] for line in lines], VERSION_ORDER)
+    def test_versions_listed(self):
+        line = [x for x in self.text.splitlines() if "in Debian version order:" in x][0]
+        self.assertEqual([v.split(" (")[0] for v in line.split(": ", 1)[1].split(", ")],
+                         VERSION_ORDER)
 
     def test_one_version_no_figures(self):
         with tempfile.TemporaryDirectory() as tmp:
             hdir = os.path.join(tmp, "h")
             rows = four_versions()
             write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
-            _, _, p = commands.plot(hdir, n_boot=200)
+            _, _, p = figures.plot(hdir, n_boot=200)
             self.assertFalse([f for f in p.figures if f["kind"] == V.SCRIPT])
             self.assertIn("one kernel source version (7.2.13-1)",
                           read(os.path.join(hdir, table.REPORT_FILE)))
             # figures of an earlier plot are removed
             write_history(hdir, rows)
-            commands.plot(hdir, n_boot=200)
+            figures.plot(hdir, n_boot=200)
             self.assertTrue([n for n in os.listdir(os.path.join(hdir, "plots"))
                              if n.startswith("versions-")])
             write_history(hdir, rows[rows["kernel_source_version"] == "7.2.13-1"])
-            commands.plot(hdir, n_boot=200)
+            figures.plot(hdir, n_boot=200)
             self.assertFalse([n for n in os.listdir(os.path.join(hdir, "plots"))
                               if n.startswith("versions-") and n.endswith(".png")])
 
@@ -459,21 +447,20 @@ class VersionsRun(unittest.TestCase):
         meta = H.read_json(os.path.join(run, "meta.json"))
         meta["kernels"] = {"5.10/stock": H.read_json(H.BUILD_INFO["5.10/stock"])}
         H.write_meta(run, meta)
-        rows = runs.read(run, n_boot=100)
+        rows = table.read(run, n_boot=100)
         got = rows.drop_duplicates("variant").set_index("variant")["kernel_source_version"]
         self.assertEqual(got["5.10/stock"], "5.10.262-1")
         self.assertEqual(got["pre"], "6.12.118-1~deb12u1")
 
     def test_plot_data(self):
-        name = V.figure_name("bounce_submit_us_p50", JOB + "+probe", "usb-pio", "none")
+        name = figures.versions_name("cost", "usb-pio", "none")
         data = dict(blocks(os.path.join(self.hdir, "plots", "data", name + ".dat")))
-        bounce = [r.split() for r in data["bounce: 5.10/stock, 6.1/fixed, pre-fixed"]]
-        self.assertEqual([float(r[1]) for r in bounce[:3]], [9.0, 10.0, 8.0])
-        self.assertEqual(bounce[3][1], "?")
-        # nothing bounced on the baselines, nothing to time: not measured
-        self.assertIn("baseline: not measured", data)
-        self.assertIn("removed: not measured", data)
-        self.assertEqual(len(data["ticks"]), 4)
+        submit = [r.split() for r in data[JOB + "+probe submit p50"]]
+        self.assertEqual([float(r[1]) for r in submit], [9.0, 10.0, 8.0])
+        # nothing bounced on the baselines, nothing to time: not measured,
+        # so only the bouncing kernels have a place
+        self.assertEqual([t.split("\\n")[1].rstrip('"') for t in data["ticks"]],
+                         ["5.10/stock (bounce)", "6.1/fixed (bounce)", "pre-fixed (bounce)"])
 
     def test_reading(self):
         bounce = [line for line in self.text.splitlines() if line.startswith("Bouncing")][0]
@@ -526,7 +513,7 @@ class MemoryRows(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             hdir = os.path.join(tmp, "history")
             write_history(hdir, pd.concat([rows] + extra, ignore_index=True))
-            commands.plot(hdir, n_boot=200)
+            figures.plot(hdir, n_boot=200)
             text = read(os.path.join(hdir, table.REPORT_FILE))
         sec = text.split("### Writeback under memory pressure", 1)[1].split("\n### ", 1)[0]
         self.assertIn("pressure-writeback", sec)

@@ -189,7 +189,8 @@ def symbol_lines(r, results, top=5):
     rows, summary = explain.differ(a, b, top)
     out = [f"  where it went (counted, {'exact' if summary['exact'] else 'means of boots'}): "
            f"instructions per I/O {md.fmt(summary['a_total'], fixed=0)} -> "
-           f"{md.fmt(summary['b_total'], fixed=0)} ({md.fmt(summary['counted'], fixed=0, sign=True)})"]
+           f"{md.fmt(summary['b_total'], fixed=0)} "
+           f"({md.fmt(summary['counted'], fixed=0, sign=True)})"]
     note = explain.instruments_note(a, b)
     out += [f"  ({note})"] if note else []
     for x in rows.itertuples():

@@ -13,7 +13,8 @@ figures of section() is the Plotter's list of figures (None: --no-plots):
 a section shows its own (figure "question" == the module's name). A
 question answers from the run's resolved facts (tidy.Run) and the
 verdicts (stats.verdicts); the core (tidy, stats, plots, md) knows no
-question.
+question. A new question is a new module with these four names, added
+to QUESTIONS where its section should stand.
 """
 import os
 

@@ -5,13 +5,13 @@ Every module has the same contract:
 
   TITLE                              its section's heading
   first_screen(run, verdicts)        its lines on the report's first screen
-  section(run, verdicts, figures)    its section's markdown lines ([]: none)
+  section(run, verdicts)             its section's markdown lines ([]: none)
   figures(run, verdicts, p, everything)
                                      draws its figures with plots.Plotter p
 
-figures of section() is the Plotter's list of figures (None: --no-plots):
-a section shows its own (figure "question" == the module's name). A
-question answers from the run's resolved facts (tidy.Run) and the
+The report shows a question's figures at the end of its section (each
+figure's "question" is the module's name; the forests stand under the
+relevant verdicts). A question answers from the run's resolved facts (tidy.Run) and the
 verdicts (stats.verdicts); the core (tidy, stats, plots, md) knows no
 question. A new question is a new module with these four names, added
 to QUESTIONS where its section should stand.

@@ -5,9 +5,6 @@ trigger counted per job, and whether they prove the bounce path ran
 the summary bench/compare prints at the end of a run (bench/analyze
 --bounce-summary), with the failed boots.
 """
-import numpy as np
-import pandas as pd
-
 from .. import md
 from .. import roles as ROLES
 from .. import stats
@@ -53,60 +50,41 @@ def lines(run_dir):
     return out
 
 
-def table(run):
-    """Per variant, disk, job and pressure: jobs, counted, bounces (sum)
-    and trace ("counted", "absent", ...)."""
-    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
-    rows = []
-    if ok.empty:
-        return pd.DataFrame(columns=["variant", "disk", "job", "pressure",
-                                     "jobs", "counted", "bounces", "trace"])
-    for key, g in ok.groupby(["variant", "disk", "job", "pressure"], sort=True):
-        counted = g[g["bounce_trace"] == "counted"]
-        rows.append(dict(zip(["variant", "disk", "job", "pressure"], key),
-                         jobs=len(g), counted=len(counted),
-                         bounces=float(counted["bounces"].sum()) if len(counted) else np.nan,
-                         trace="/".join(sorted(set(g["bounce_trace"])))))
-    return pd.DataFrame(rows)
-
-
 def status(run):
     """(exercised: bool|None, sentence) about the bounce variant on the
     bounce-candidate disks."""
-    bs = table(run)
-    if bs.empty:
-        return None, "no measured jobs"
-    pf = bs[bs["variant"].map(lambda v: ROLES.is_bounce(run, v)) &
-            bs["disk"].map(lambda d: ROLES.is_candidate(run, d))]
-    if pf.empty:
-        return None, "not tested: no bounce-variant job ran on a bounce-candidate disk"
-    names = f"{'/'.join(sorted(set(pf['variant'])))} on {'/'.join(sorted(set(pf['disk'])))}"
-    total = pf["bounces"].sum()
-    jobs = int(pf["jobs"].sum())
     j = run.jobs
-    j = j[j["disk"].map(lambda d: ROLES.is_candidate(run, d)) &
-          j["variant"].map(lambda v: ROLES.is_bounce(run, v))]
-    zero_jobs = j[(j["state"] == "ok") & ~(j["bounces"] > 0)]
+    if j.empty or not (j["state"] == "ok").any():
+        return None, "no measured jobs"
+    j = j[j["disk"].isin(run.candidate_disks) & j["variant"].isin(run.labels_of(ROLES.BOUNCE))]
+    ok = j[j["state"] == "ok"]
+    if ok.empty:
+        return None, "not tested: no bounce-variant job ran on a bounce-candidate disk"
+    names = f"{'/'.join(sorted(set(ok['variant'])))} on {'/'.join(sorted(set(ok['disk'])))}"
+    zero_jobs = ok[~(ok["bounces"] > 0)]
     if stats.bounce_exercised(j):
-        return True, (f"exercised: {names} counted "
-                      f"{int(total)} bounced bios in {jobs} job(s)")
-    scope = "" if len(zero_jobs) >= jobs else " everywhere"
-    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {jobs} "
+        total = ok.loc[ok["bounce_trace"] == "counted", "bounces"].sum()
+        return True, f"exercised: {names} counted {int(total)} bounced bios in {len(ok)} job(s)"
+    scope = "" if len(zero_jobs) >= len(ok) else " everywhere"
+    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {len(ok)} "
                    f"job(s) of {names} counted no "
                    "bounced bios; no bounce cost is reported for them")
 
 
 def section(run, verdicts):
-    bs = table(run)
     out = [f"Bounce path: **{status(run)[1]}**.", "",
            "Bounces are counted by a hist trigger on `block:block_bio_bounce` "
            "during each job; \"absent\" means the kernel has no such "
            "tracepoint (the bounce code is gone), which is not a count of 0.",
            ""]
-    if not bs.empty:
-        rows = [[r.variant, r.disk, r.job, r.pressure, str(r.jobs),
-                 md.fmt(r.bounces, 4, "") if r.counted else "", r.trace]
-                for r in bs.itertuples()]
+    ok = run.jobs[run.jobs["state"] == "ok"] if not run.jobs.empty else run.jobs
+    if not ok.empty:
+        rows = []
+        for key, g in ok.groupby(["variant", "disk", "job", "pressure"], sort=True):
+            counted = g.loc[g["bounce_trace"] == "counted", "bounces"]
+            rows.append(list(key) + [str(len(g)), md.fmt(float(counted.sum()), 4, "")
+                                     if len(counted) else "",
+                                     "/".join(sorted(set(g["bounce_trace"])))])
         out.append(md.table(["variant", "disk", "job", "pressure", "jobs",
                              "bounced bios (sum)", "tracepoint"], rows))
     return out

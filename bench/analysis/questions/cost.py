@@ -16,6 +16,7 @@ from .. import plots as P
 from .. import roles as R
 from .. import stats as S
 from .. import tidy as T
+from .counted import memcpy_us
 from .integrity import integrity_row, integrity_table
 
 TITLE = "What a bounce costs"
@@ -82,11 +83,7 @@ def _bounce_lines(run, v, disk, labels):
     share = ", ".join(f"{j} {md.fmt(100 * g['value'].median() / (1 << 30))}%"
                       for j, g in bb.groupby("job", sort=True))
     out = [f"- **{v} on {disk}**: bytes bounced per byte moved: {share}."]
-    jobs = run.jobs
     for job in sorted(set(C.rows(t, "bounce_submit_us_p50", v, disk)["job"])):
-        j = jobs[(jobs["variant"] == v) & (jobs["disk"] == disk) & (jobs["job"] == job)]
-        memcpy = float(j["memcpy_4k_us"].median()) if "memcpy_4k_us" in j else np.nan
-
         def med(metric):
             return md.fmt(C.median(t, v, disk, job, metric))
         per_gib = C.median(t, v, disk, job, "bounce_us_per_gib")
@@ -95,7 +92,7 @@ def _bounce_lines(run, v, disk, labels):
             f"submit (p99 {med('bounce_submit_us_p99')}) and "
             f"{med('bounce_endio_us_p50')} µs at completion (p99 "
             f"{med('bounce_endio_us_p99')})**, {md.fmt(per_gib / 1e6)} s per GiB; "
-            f"a plain 4 KiB memcpy: {md.fmt(memcpy)} µs in the same boots.")
+            f"a plain 4 KiB memcpy: {md.fmt(memcpy_us(run, v, disk, job))} µs in the same boots.")
     over = [(w, cost_text(_probe_overhead(run, w, disk))) for w in labels]
     over = [f"{w} {x}" for w, x in over if x]
     if over:
@@ -155,7 +152,7 @@ def interval(run):
 def headline_pairs(run):
     """(numerator, denominator) of the headline columns; a run of several
     kernel versions asks versions_pairs."""
-    if _several_versions(run):
+    if len(set(_versions(run).values())) > 1:
         return versions_pairs(run)
     rem, base, bnc = (_role_label(run, r) for r in (R.REMOVED, R.BASELINE, R.BOUNCE))
     return [(a, b) for a, b in [(rem, base), (rem, bnc), (base, bnc)] if a and b]
@@ -172,10 +169,6 @@ def _versions(run):
         nums = tuple(int(x) for x in str(rel).split("-")[0].split(".") if x.isdigit())
         out.setdefault(label, nums[:2])
     return out
-
-
-def _several_versions(run):
-    return len(set(_versions(run).values())) > 1
 
 
 def versions_pairs(run):
@@ -196,30 +189,18 @@ def versions_pairs(run):
     return pairs + [(new, old) for old, new in zip(shipped, shipped[1:])]
 
 
-def _refusals(run):
-    """{(label, disk): why} of the disks a kernel refused (jobs skipped)."""
-    j = run.jobs[run.jobs["state"] == "skipped"]
-    out = {}
-    for label, disk, why in zip(j["variant"], j["disk"], j["reason"].astype(str)):
-        if "refused" in why:
-            out.setdefault((label, disk), why)
-    return out
-
-
 def _footprint(run, disk, job, pressure):
     """The bounce kernel's exact bounce pages in flight, peak (median of boots)."""
     bnc = _role_label(run, R.BOUNCE)
     if not bnc:
         return ""
-    sel = C.rows(run.tidy, "bounce_pages_peak", bnc, disk, job, pressure)
-    if sel.empty:
-        sel = C.rows(run.tidy, "bounce_pages_peak", bnc, disk, job + C.PROBED, pressure)
-    if sel.empty:
-        return "not counted"
-    peak = float(sel["value"].median())
-    if peak >= 100:
-        return f"{peak:.0f} ({peak * 4:.0f} KiB)"
-    return f"{md.fmt(peak)} ({md.fmt(peak * 4)} KiB)"
+    for name in (job, job + C.PROBED):
+        sel = C.rows(run.tidy, "bounce_pages_peak", bnc, disk, name, pressure)
+        if len(sel):
+            peak = float(sel["value"].median())
+            show = "{:.0f}".format if peak >= 100 else md.fmt
+            return f"{show(peak)} ({show(peak * 4)} KiB)"
+    return "not counted"
 
 
 def first_screen(run, verdicts):
@@ -228,16 +209,19 @@ def first_screen(run, verdicts):
     cands = run.candidate_disks
     if verdicts is None or verdicts.empty or not pairs or not cands:
         return []
-    disks = [d for d in dict.fromkeys(verdicts["disk"])
-             if C.is_ratio(d) and C.first_disk(d) in cands]
-    disks = sorted(disks) + sorted(cands)
-    if _several_versions(run):
+    disks = sorted({d for d in verdicts["disk"] if C.is_ratio(d) and C.first_disk(d) in cands})
+    disks += sorted(cands)
+    if len(set(_versions(run).values())) > 1:
         # the versions question: each pair on the control disk beside
         disks += [str(d).split("/")[1] for d in disks if C.is_ratio(d)]
-    jobs = {j for j in run.question_jobs if not run.sweep_shape(j)}
+    jobs = _headline_jobs(run)
     integrity = integrity_table(run)
     heads = set(M.headlines(M.REPORT))
-    levels, refusals = run.levels, _refusals(run)
+    levels, refusals = run.levels, {}
+    skipped = run.jobs[run.jobs["state"] == "skipped"]
+    for label, disk, why in zip(skipped["variant"], skipped["disk"], skipped["reason"].astype(str)):
+        if "refused" in why:
+            refusals.setdefault((label, disk), why)
     rows, refused = [], {}
     for disk in disks:
         base_disk = C.first_disk(disk)
@@ -246,15 +230,15 @@ def first_screen(run, verdicts):
         keys = sorted(set(map(tuple, v[["job", "pressure", "metric"]].to_numpy())),
                       key=lambda k: (levels.index(k[1]) if k[1] in levels else len(levels),
                                      k[1], k[0], M.order(k[2])))
-        shown = disk if R.is_candidate(run, base_disk) else f"{disk} (control)"
+        # per pair, the first of its kernels that refused the disk
+        who = [next((x for x in pair if (x, base_disk) in refusals), None) for pair in pairs]
+        if keys:
+            refused.update({(w, base_disk): refusals[(w, base_disk)] for w in who if w})
+        shown = disk if base_disk in cands else f"{disk} (control)"
         for i, (job, pressure, metric) in enumerate(keys):
-            cells = []
-            for num, den in pairs:
-                who = [x for x in (num, den) if (x, base_disk) in refusals]
-                if who:
-                    refused[(who[0], base_disk)] = refusals[(who[0], base_disk)]
-                cells.append("refused" if who else md.verdict_cell(
-                    md.oriented(verdicts, metric, disk, job, pressure, num, den)))
+            cells = ["refused" if w else md.verdict_cell(
+                md.oriented(verdicts, metric, disk, job, pressure, *pair))
+                for w, pair in zip(who, pairs)]
             where = job + ("" if pressure == L.NO_PRESSURE else f" ({pressure})")
             foot = (_footprint(run, base_disk, job, pressure)
                     if M.kind(metric) == M.THROUGHPUT else "")
@@ -299,11 +283,9 @@ def _median_ci(vals, *seed):
     return med, lo, hi, hi if np.isfinite(hi) else med
 
 
-def _tail_direction(run, disk, job):
-    """The direction of a job's primary latency tail ("read"/"write")."""
-    present = set(run.tidy.loc[(run.tidy["disk"] == disk) & (run.tidy["job"] == job), "metric"])
-    m = M.primary_metrics(job, present).get("latency tail", "")
-    return m.split("_")[0] if m else None
+def _headline_jobs(run):
+    """The question's jobs of the headline: not the sweep's (sweep.py)."""
+    return {j for j in run.question_jobs if not run.sweep_shape(j)}
 
 
 def latency_curves(run, p, everything=False):
@@ -314,8 +296,13 @@ def latency_curves(run, p, everything=False):
     if curves.empty:
         return
     if not everything:
-        jobs = {j for j in run.question_jobs if not run.sweep_shape(j)}
-        keep = [d in run.candidate_disks and j in jobs and dr == _tail_direction(run, d, j)
+        jobs = _headline_jobs(run)
+
+        def tail(d, j):
+            """The direction ("read"/"write") of the job's primary latency tail."""
+            present = C.rows(run.tidy, disk=d, job=j)["metric"]
+            return M.primary_metrics(j, present).get("latency tail", "").split("_")[0] or None
+        keep = [d in run.candidate_disks and j in jobs and dr == tail(d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
     order = run.labels
@@ -338,18 +325,6 @@ def latency_curves(run, p, everything=False):
                  "latency percentiles")
 
 
-def metric_bars(run, verdicts, p, prefix, metric, everything=False):
-    """One figure per disk (disks never share an axis); by default only the
-    candidate disks and their within-boot ratios, not the sweep's jobs."""
-    t = run.tidy[run.tidy["metric"] == metric]
-    disks = sorted(set(t["disk"]))
-    if not everything:
-        t = t[[not run.sweep_shape(j) for j in t["job"]]]
-        disks = [d for d in disks if C.first_disk(d) in run.candidate_disks]
-    for disk in disks:
-        _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
-
-
 def _relevant_mark(verdicts, metric, cell, base, v):
     """"*" when v is relevant against base in the cell (disk, job, pressure)."""
     disk, job, pressure = cell
@@ -359,10 +334,19 @@ def _relevant_mark(verdicts, metric, cell, base, v):
     return "*" if len(row) and S.is_relevant(row.iloc[0].get("relevance", "")) else ""
 
 
+def metric_bars(run, verdicts, p, prefix, metric, everything=False):
+    """One figure per disk (disks never share an axis): median per variant
+    and cell with CI whiskers, reps and relevance marks; by default only the
+    candidate disks and their within-boot ratios, not the sweep's jobs."""
+    t = run.tidy[run.tidy["metric"] == metric]
+    if not everything:
+        t = t[[not run.sweep_shape(j) for j in t["job"]]]
+        t = t[[C.first_disk(d) in run.candidate_disks for d in t["disk"]]]
+    for disk in sorted(set(t["disk"])):
+        _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
+
+
 def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
-    """Median per variant and cell with CI whiskers, reps and relevance marks."""
-    if t.empty:
-        return
     vindex, order = P.variant_index(run)
     variants = [v for v in order if v in set(t["variant"])]
     cells = sorted({(r.disk, r.job, r.pressure) for r in t.itertuples()})

@@ -7,6 +7,7 @@ bounce, in units that carry to another CPU, where the instructions go,
 and whether the lab's measures of the cost agree (within AGREE_PCT).
 """
 import os
+from itertools import combinations
 
 import numpy as np
 
@@ -54,20 +55,25 @@ def _calm(run):
     return None if t.empty or KERNEL not in set(t["metric"]) else run.calm
 
 
+def _counted(t, disks, labels, metrics):
+    """[(disk, job, variant, {metric: median})] of the counted jobs on disks."""
+    return [(disk, job, v, {m: C.median(t, v, disk, job, m) for m in metrics})
+            for disk in sorted(disks) for job in sorted(set(C.rows(t, KERNEL, disk=disk)["job"]))
+            for v in labels]
+
+
 def pairs(run):
     """[(disk, job, bounce variant, baseline, {metric: (bounce, base)})]
     of the counted performance jobs on the candidate disks."""
     t, base, bounce = _calm(run), run.labels_of(R.BASELINE), run.labels_of(R.BOUNCE)
     if t is None or not base or not bounce:
         return []
+    metrics = (WALL,) + SIDE + PARTS + TICK_CPU
     out = []
-    for disk in sorted(run.candidate_disks):
-        for job in sorted(set(C.rows(t, KERNEL, disk=disk)["job"]) & run.performance_jobs):
-            for v in bounce:
-                vals = {m: (C.median(t, v, disk, job, m), C.median(t, base[0], disk, job, m))
-                        for m in (WALL,) + SIDE + PARTS + TICK_CPU}
-                if np.isfinite(vals[WALL][0]) and np.isfinite(vals[WALL][1]):
-                    out.append((disk, job, v, base[0], vals))
+    for disk, job, v, vals in _counted(t, run.candidate_disks, bounce, metrics):
+        ref = {m: C.median(t, base[0], disk, job, m) for m in metrics}
+        if job in run.performance_jobs and np.isfinite(vals[WALL]) and np.isfinite(ref[WALL]):
+            out.append((disk, job, v, base[0], {m: (vals[m], ref[m]) for m in metrics}))
     return out
 
 
@@ -76,14 +82,8 @@ def per_job(run):
     t = _calm(run)
     if t is None:
         return []
-    out = []
-    for disk in sorted(d for d in set(t["disk"]) if not C.is_ratio(d)):
-        for job in sorted(set(C.rows(t, KERNEL, disk=disk)["job"])):
-            for v in run.labels:
-                vals = {m: C.median(t, v, disk, job, m) for m in (WALL,) + SIDE + (INSTRUMENTS,)}
-                if np.isfinite(vals[KERNEL]):
-                    out.append((disk, job, v, vals))
-    return out
+    return [r for r in _counted(t, {d for d in t["disk"] if not C.is_ratio(d)}, run.labels,
+                                (WALL,) + SIDE + (INSTRUMENTS,)) if np.isfinite(r[3][KERNEL])]
 
 
 def _delta(vals, m):
@@ -106,13 +106,10 @@ def consistency(vals):
     cpu = _delta(vals, USER) + _delta(vals, KERNEL)
     funcs = sum(_delta(vals, m) for m in BOUNCE_PARTS)
     named = (("time per I/O", time), ("CPU per I/O", cpu), ("bounce functions", funcs))
-    bad = []
-    for i, (na, a) in enumerate(named):
-        for nb, b in named[i + 1:]:
-            if np.isfinite(a) and np.isfinite(b) and max(abs(a), abs(b)) > 0:
-                gap = abs(a - b) / max(abs(a), abs(b)) * 100
-                if gap > AGREE_PCT:
-                    bad.append((na, nb, gap))
+    gaps = [(na, nb, abs(a - b) / max(abs(a), abs(b)) * 100)
+            for (na, a), (nb, b) in combinations(named, 2)
+            if np.isfinite(a) and np.isfinite(b) and max(abs(a), abs(b)) > 0]
+    bad = [g for g in gaps if g[2] > AGREE_PCT]
     return time, cpu, funcs, sum(_delta(vals, m) for m in TICK_CPU), bad
 
 
@@ -194,13 +191,6 @@ def section(run, verdicts=None):
         md.table(head, cells), ""] + units_lines(run) + symbol_lines(run, rows) + notes
 
 
-def _direction(run, disk, job):
-    """What one I/O of the job is: "a read", "a write", or "an I/O"."""
-    present = set(C.rows(run.tidy, disk=disk, job=job)["metric"])
-    reads, writes = "read_iops" in present, "write_iops" in present
-    return "an I/O" if reads and writes else "a write" if writes else "a read"
-
-
 def _sign(x, digits=0):
     return md.fmt(x, fixed=digits, sign=True)
 
@@ -209,15 +199,16 @@ def symbol_lines(run, rows):
     """Where the instructions go: on the first counted disk, the first
     read, write and read-write job, the symbols whose instructions per
     I/O differ most between the bounce variant and the baseline."""
-    picked, seen = [], set()
+    picked = {}     # what one I/O of the job is -> the first such job
     for disk, job, v, b, _vals in rows:
-        d = _direction(run, disk, job)
-        if disk == rows[0][0] and d not in seen and not C.is_probed(job):
-            seen.add(d)
-            picked.append((disk, job, v, b, d))
+        if disk == rows[0][0] and not C.is_probed(job):
+            present = set(C.rows(run.tidy, disk=disk, job=job)["metric"])
+            d = ("a read", "a read", "a write", "an I/O")[
+                ("read_iops" in present) + 2 * ("write_iops" in present)]
+            picked.setdefault(d, (disk, job, v, b))
     jobs = run.jobs[run.jobs["state"] == "ok"].astype({"rep": int})   # as explain reads them
     out, cache = [], {}     # a read and a write job share boots
-    for disk, job, v, b, d in picked:
+    for d, (disk, job, v, b) in picked.items():
         try:
             sa, sb = E.load_pair((run.path, b), (run.path, v), disk, job, L.NO_PRESSURE,
                                  jobs, cache)
@@ -264,10 +255,11 @@ def _probe_note(run, disk, job, v):
             f"(p50 at submit {sub:.1f} + at completion {end:.1f}){cost}.")
 
 
-def _memcpy_us(run, variant):
+def memcpy_us(run, variant, disk=None, job=None):
+    """A plain 4 KiB memcpy in µs, median of the variant's jobs (on disk, job)."""
     j = run.jobs
-    v = j[j["variant"] == variant]["memcpy_4k_us"].dropna() if "memcpy_4k_us" in j else []
-    return float(np.median(v)) if len(v) else np.nan
+    x = C.rows(j, None, variant, disk, job)["memcpy_4k_us"].dropna() if "memcpy_4k_us" in j else []
+    return float(np.median(x)) if len(x) else np.nan
 
 
 def _job_notes(run, disk, job, v, b, vals, total, wall):
@@ -282,16 +274,12 @@ def _job_notes(run, disk, job, v, b, vals, total, wall):
     out = [f"- **{disk} {job}**: {v} adds {md.delta(wall)} µs per I/O over {b}; "
            f"the parts sum to {md.delta(total)} ({gap:.1f}% apart: the window's ends "
            f"lie outside fio's clock)."]
-    per_io = vals[BOUNCES][0]
-    if np.isfinite(per_io) and per_io > 0:
-        memcpy = _memcpy_us(run, v)
-        one = wall / per_io
-        copies = (f", {one / memcpy:.1f} plain 4 KiB memcpys of the same boots "
-                  f"({memcpy:.2f} µs each)") if np.isfinite(memcpy) and memcpy > 0 else ""
-        out.append(f"  One bounce: {per_io:.3f} bounces per I/O, so {one:.1f} µs "
-                   f"each{copies}.")
-    else:
-        out.append("  No bounce was counted in these boots: no cost per bounce.")
+    per_io, memcpy = vals[BOUNCES][0], memcpy_us(run, v)
+    one = wall / per_io if per_io > 0 else np.nan
+    copies = (f", {one / memcpy:.1f} plain 4 KiB memcpys of the same boots "
+              f"({memcpy:.2f} µs each)") if np.isfinite(memcpy) and memcpy > 0 else ""
+    out.append(f"  One bounce: {per_io:.3f} bounces per I/O, so {one:.1f} µs each{copies}."
+               if per_io > 0 else "  No bounce was counted in these boots: no cost per bounce.")
     out.append(f"  Measures: time per I/O {md.delta(time)}, CPU per I/O {md.delta(cpu)} "
                f"(idle {md.delta(vals[IDLE][0] - vals[IDLE][1])}), "
                f"bounce functions {md.delta(funcs)} (the rest of the kernel "
@@ -301,14 +289,10 @@ def _job_notes(run, disk, job, v, b, vals, total, wall):
                + (f", {abs(tick - cpu) / abs(cpu) * 100:.0f}% off the count."
                   if np.isfinite(tick) and cpu else "."))
     probed = _probe_note(run, disk, job, v)
-    if probed:
-        out.append("  " + probed)
-    if bad:
-        out.append(f"  **Disagree** by more than {AGREE_PCT:g}%: " +
-                   "; ".join(f"{x} and {y} ({g:.0f}%)" for x, y, g in bad) + ".")
-    else:
-        out.append(f"  The three agree within {AGREE_PCT:g}%.")
-    return out
+    out += [f"  {probed}"] if probed else []
+    return out + [f"  **Disagree** by more than {AGREE_PCT:g}%: " +
+                  "; ".join(f"{x} and {y} ({g:.0f}%)" for x, y, g in bad) + "."
+                  if bad else f"  The three agree within {AGREE_PCT:g}%."]
 
 
 def unit_deltas(run, disk, job, bounce, base):

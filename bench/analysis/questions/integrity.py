@@ -11,8 +11,8 @@ TITLE = "Data integrity"
 
 
 def integrity_table(run):
-    """Per variant, disk and job: boots, blocks bad and checked, and the
-    bounced bios of those jobs. Empty when the run had no integrity job."""
+    """Per variant, disk and job: blocks bad and checked, and the bounced
+    bios of those jobs. Empty when the run had no integrity job."""
     t = run.tidy
     keys = ["variant", "disk", "job", "boot"]
     ints = t[t["metric"].str.startswith("integrity_")]
@@ -22,7 +22,6 @@ def integrity_table(run):
                             aggfunc="sum").reset_index()
     b = t[t["metric"] == "bounces"][keys + ["value"]].rename(columns={"value": "bounces"})
     return wide.merge(b, on=keys, how="left").groupby(keys[:3], sort=True).agg(
-        boots=("boot", "nunique"),
         bad=("integrity_bad_blocks", "sum"),
         checked=("integrity_checked_blocks", "sum"),
         bounces=("bounces", lambda s: s.sum(min_count=1))).reset_index()
@@ -58,14 +57,13 @@ def integrity_line(run, tab=None):
     tab = integrity_table(run) if tab is None else tab
     if tab.empty:
         return "Integrity: no integrity job in this run."
-    bad = tab[tab["bad"] > 0]
+    sums = tab.groupby(["variant", "disk"], sort=True)[["bad", "checked"]].sum().reset_index()
+    bad = sums[sums["bad"] > 0]
     if bad.empty:
         return f"Integrity: no kernel corrupted data (0 bad of {int(tab['checked'].sum())} blocks)."
     parts = []
     for v, g in bad.groupby("variant", sort=True):
-        checked = tab[tab["variant"] == v].groupby("disk")["checked"].sum()
-        per = ", ".join(f"{d}: {int(x['bad'].sum())} of {int(checked[d])}"
-                        for d, x in g.groupby("disk", sort=True))
+        per = ", ".join(f"{r.disk}: {int(r.bad)} of {int(r.checked)}" for r in g.itertuples())
         parts.append(f"**{v} corrupts data** ({per} blocks bad)")
     clean = sorted(set(tab["variant"]) - set(bad["variant"]))
     return ("Integrity: " + "; ".join(parts) +

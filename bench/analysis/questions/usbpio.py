@@ -24,7 +24,7 @@ def per_bounce(run):
     share)] of the unprobed counted jobs where the bounce variant
     bounced: parts [(name, Δ µs per bounce, (low, high) its boots allow,
     that range's half-width in % of |Δ|, exact)]; share the bounce's
-    parts in % of one fio process's time per I/O (job_time_us)."""
+    parts in % of one fio process's time per I/O."""
     out, rows = [], pairs(run)
     t = run.calm if rows else None
     for disk, job, v, b, vals in rows:
@@ -43,7 +43,8 @@ def per_bounce(run):
             exact = all(D.is_deterministic(x, run.bound_pct) for x in (xb, xa))
             parts.append((name, delta, (lo, hi), half, exact))
         funcs = sum(d for n, d, _, _, _ in parts if n in PER_BOUNCE_PARTS) * per_io
-        wall = job_time_us(run, v, disk, job, vals[WALL][0])
+        # one fio process's time per I/O: 1/IOPS is that of all numjobs
+        wall = vals[WALL][0] * numjobs(run, v, disk, job)
         share = funcs / wall * 100 if np.isfinite(wall) and wall > 0 else np.nan
         out.append((disk, job, v, b, per_io, parts, share))
     return out
@@ -52,16 +53,8 @@ def per_bounce(run):
 def numjobs(run, variant, disk, job):
     """How many fio processes ran the job (fio's own output), else 1."""
     j = run.jobs
-    if j.empty or "numjobs" not in j:
-        return 1
-    n = j[(j["variant"] == variant) & (j["disk"] == disk) & (j["job"] == job)]["numjobs"]
-    n = n.dropna()
+    n = C.rows(j, None, variant, disk, job)["numjobs"].dropna() if "numjobs" in j else []
     return int(n.max()) if len(n) else 1
-
-
-def job_time_us(run, variant, disk, job, wall):
-    """One fio process's time per I/O: wall is 1 / the IOPS of all numjobs."""
-    return wall * numjobs(run, variant, disk, job)
 
 
 def share_text(run, disk, job, variant, share):

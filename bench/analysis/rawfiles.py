@@ -81,20 +81,10 @@ def keyvalues(text):
     return out
 
 
-def read_keyvalues(path):
-    """/proc/vmstat -> {name: int}."""
-    return keyvalues(read_text(path))
-
-
 def read_meminfo(path):
     """/proc/meminfo -> {field: kB}."""
-    text = read_text(path)
-    out = {}
-    for line in (text or "").splitlines():
-        m = re.match(r"([^:]+):\s+(\d+)", line)
-        if m:
-            out[m.group(1)] = int(m.group(2))
-    return out
+    found = (re.match(r"([^:]+):\s+(\d+)", line) for line in (read_text(path) or "").splitlines())
+    return {m.group(1): int(m.group(2)) for m in found if m}
 
 
 PAGE_KB = 4
@@ -128,13 +118,9 @@ def read_dose(path):
 def read_bounces(path):
     """The job's bounces file: an int, "absent" (no tracepoint), or None."""
     text = read_text(path)
-    if text is None or text == "":
-        return None
-    if text == "absent":
-        return "absent"
     try:
-        return int(text)
-    except ValueError:
+        return text if text == "absent" else int(text)
+    except (TypeError, ValueError):
         return None
 
 
@@ -161,28 +147,15 @@ _HIST_ENTRY = re.compile(r"^\{\s*dev:\s*(\d+)\s*\}\s*hitcount:\s*(\d+)"
 def read_bounce_hist(path):
     """A hist trigger's output -> {"hits", "sectors", "dropped", "devs"},
     summed over its devices (only the job's disk does I/O), or None."""
-    text = read_text(path)
-    if text is None:
+    lines = (read_text(path) or "").splitlines()
+    devs = [m.groups() for m in (_HIST_ENTRY.match(x.strip()) for x in lines) if m]
+    totals = dict(m.groups() for m in (re.match(r"\s*(Hits|Dropped):\s*(\d+)", x) for x in lines)
+                  if m)
+    if "Hits" not in totals and not devs:
         return None
-    hits = sectors = 0
-    devs = []
-    total_hits = dropped = None
-    for line in text.splitlines():
-        m = _HIST_ENTRY.match(line.strip())
-        if m:
-            devs.append(int(m.group(1)))
-            hits += int(m.group(2))
-            sectors += int(m.group(3) or 0)
-            continue
-        m = re.match(r"\s*(Hits|Dropped):\s*(\d+)", line)
-        if m and m.group(1) == "Hits":
-            total_hits = int(m.group(2))
-        elif m:
-            dropped = int(m.group(2))
-    if total_hits is None and not devs:
-        return None
-    return {"hits": total_hits if total_hits is not None else hits,
-            "sectors": sectors, "dropped": dropped or 0, "devs": devs}
+    return {"hits": int(totals.get("Hits", sum(int(h) for _, h, _ in devs))),
+            "sectors": sum(int(s or 0) for _, _, s in devs),
+            "dropped": int(totals.get("Dropped", 0)), "devs": [int(d) for d, _, _ in devs]}
 
 
 def read_labmon(path):
@@ -207,8 +180,13 @@ def read_uptime(path):
         return None
 
 
-def _rate_iops(job, glob, d):
-    vals = ((job.get("job options") or {}).get("rate_iops") or glob.get("rate_iops", "")).split(",")
+def _options(fio, entry):
+    """fio's options of one job entry: its own over the global ones."""
+    return {**((fio or {}).get("global options") or {}), **(entry.get("job options") or {})}
+
+
+def _rate_iops(fio, entry, d):
+    vals = str(_options(fio, entry).get("rate_iops", "")).split(",")
     v = vals[d == "write"] if len(vals) > 1 else vals[0]
     return int(v) if v.isdigit() and int(v) > 0 else None
 
@@ -235,32 +213,25 @@ def fio_directions(fio):
     out = {}
     for d in ("read", "write"):
         parts = [j.get(d) or {} for j in jobs]
-        ios = sum(p.get("total_ios", 0) or 0 for p in parts)
-        if ios <= 0:
+        rec = {"ios": sum(p.get("total_ios", 0) or 0 for p in parts)}
+        if rec["ios"] <= 0:
             continue
-        rec = {
-            "ios": ios,
-            "iops": sum(float(p.get("iops", 0) or 0) for p in parts),
-            "bw_bytes": sum(float(p.get("bw_bytes", 0) or 0) for p in parts),
-            "io_bytes": sum(int(p.get("io_bytes", 0) or 0) for p in parts),
-        }
-        for kind in ("slat", "clat", "lat"):
+        for key, kind in (("iops", float), ("bw_bytes", float), ("io_bytes", int)):
+            rec[key] = sum(kind(p.get(key, 0) or 0) for p in parts)
+        movers = [(j, p) for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
+        for kind, pct_key in (("slat", None), ("clat", "percentiles"), ("lat", "lat_percentiles")):
             stats = [p.get(f"{kind}_ns") or {} for p in parts]
             n = sum(c.get("N", 0) or 0 for c in stats)
             rec[f"{kind}_mean_ns"] = (sum(c.get("mean", 0) * c.get("N", 0)
                                           for c in stats) / n) if n else None
-            movers = [c for p, c in zip(parts, stats) if (p.get("total_ios") or 0) > 0]
-            pct = None
-            if len(movers) == 1 and movers[0].get("N") and movers[0].get("percentile"):
-                pct = {float(k): float(v) for k, v in movers[0]["percentile"].items()}
-            rec[f"{kind}_percentiles"] = pct
+            one = (movers[0][1].get(f"{kind}_ns") or {}) if len(movers) == 1 else {}
+            if pct_key:
+                rec[pct_key] = ({float(k): float(v) for k, v in one["percentile"].items()}
+                                if one.get("N") and one.get("percentile") else None)
         # rate_iops: "N" or "READ,WRITE"
-        movers = [j for j, p in zip(jobs, parts) if (p.get("total_ios") or 0) > 0]
-        rates = [_rate_iops(j, fio.get("global options") or {}, d) for j in movers]
+        rates = [_rate_iops(fio, j, d) for j, _ in movers]
         rec["rate_iops"] = sum(rates) if None not in rates else None
-        rec["late_pct"] = _late_pct(movers, d) if rec["rate_iops"] else None
-        rec["percentiles"] = rec.pop("clat_percentiles")
-        rec.pop("slat_percentiles")
+        rec["late_pct"] = _late_pct([j for j, _ in movers], d) if rec["rate_iops"] else None
         out[d] = rec
     return out
 
@@ -268,12 +239,8 @@ def fio_directions(fio):
 def fio_numjobs(fio):
     """The job's numjobs, from fio's JSON (each entry's "job options", else
     "global options"): 1 where none sets it, the largest where they differ."""
-    glob = ((fio or {}).get("global options") or {}).get("numjobs")
-    out = 1
-    for j in (fio or {}).get("jobs") or []:
-        n = str((j.get("job options") or {}).get("numjobs", glob or "1"))
-        out = max(out, int(n) if n.isdigit() else 1)
-    return out
+    nums = [str(_options(fio, j).get("numjobs", 1)) for j in (fio or {}).get("jobs") or []]
+    return max([1] + [int(n) for n in nums if n.isdigit()])
 
 
 _SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
@@ -282,9 +249,7 @@ _SIZE_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
 def fio_shape(fio):
     """{"rw", "bs", "iodepth"} of the job's first section as fio ran it
     (rw as fio spells it, bs in bytes: the first of "4k,8k"), what is set."""
-    glob = (fio or {}).get("global options") or {}
-    jobs = (fio or {}).get("jobs") or [{}]
-    opts = {**glob, **(jobs[0].get("job options") or {})}
+    opts = _options(fio, ((fio or {}).get("jobs") or [{}])[0])
     out = {}
     if opts.get("rw") or opts.get("readwrite"):
         out["rw"] = str(opts.get("rw") or opts.get("readwrite"))
@@ -297,16 +262,15 @@ def fio_shape(fio):
 
 
 def fio_cpu(fio):
-    """usr/sys CPU % (mean over job entries) and context switches (sum)."""
+    """{cpu_usr_pct, cpu_sys_pct: mean over job entries, ctx_switches: sum},
+    what fio reported."""
     jobs = (fio or {}).get("jobs") or []
     out = {}
-    for key in ("usr_cpu", "sys_cpu"):
+    for key, metric, mean in (("usr_cpu", "cpu_usr_pct", True), ("sys_cpu", "cpu_sys_pct", True),
+                           ("ctx", "ctx_switches", False)):
         vals = [float(j[key]) for j in jobs if key in j]
         if vals:
-            out[key] = sum(vals) / len(vals)
-    ctx = [int(j["ctx"]) for j in jobs if "ctx" in j]
-    if ctx:
-        out["ctx"] = sum(ctx)
+            out[metric] = sum(vals) / (len(vals) if mean else 1)
     return out
 
 

@@ -30,9 +30,8 @@ from . import roles as ROLES
 from .monitors import GIB, USER_HZ
 
 MIB = 1 << 20
-# a pressure job's dose file (rawfiles.read_dose) -> its metrics
-DOSE_METRICS = {"lowfree_kb": "dose_lowfree_kb", "highfree_kb": "dose_highfree_kb",
-                "normal_min_kb": "dose_normal_min_kb", "highmem_min_kb": "dose_highmem_min_kb"}
+# a pressure job's dose file (rawfiles.read_dose): its metrics are "dose_" + these
+DOSE_KEYS = ("lowfree_kb", "highfree_kb", "normal_min_kb", "highmem_min_kb")
 # a dose's band in either zone where lab.conf has no dose_band_kb (older runs)
 DOSE_BAND_KB = 512
 
@@ -114,13 +113,9 @@ class Run:
 
 def _kernel_info(build):
     """What identifies a boot's kernel: one bzImage hash, one kernel (A/A)."""
-    return {
-        "base_variant": build.get("variant"),
-        "stacks": build.get("stacks"),
-        "kernel_release": build.get("kernel_release"),
-        "source_version": build.get("source_version"),
-        "kernel_id": build.get("bzimage_sha256") or build.get("build_key"),
-    }
+    return dict(base_variant=build.get("variant"),
+                **{k: build.get(k) for k in ("stacks", "kernel_release", "source_version")},
+                kernel_id=build.get("bzimage_sha256") or build.get("build_key"))
 
 
 def _boot_seed(b, bdir):
@@ -140,12 +135,8 @@ def _job_name(jobdir_name, what):
     parts = (what or "").split()
     if len(parts) < 2:
         return "unknown", jobdir_name
-    job = parts[1]
-    job = job[:-4] if job.endswith(".fio") else job
     # a probed twin is a cell of its own: the probes cost time
-    if len(parts) >= 3 and parts[2] == "probe":
-        job += C.PROBED
-    return parts[0], job
+    return parts[0], parts[1].removesuffix(".fio") + (C.PROBED if parts[2:3] == ["probe"] else "")
 
 
 def dose_check(dose, lab, level):
@@ -169,8 +160,7 @@ def dose_check(dose, lab, level):
     elif "highfree_kb" not in tgt and hf_mb.isdigit() and "highmem_high_kb" in dose:
         tgt["highfree_kb"] = dose["highmem_high_kb"] + int(hf_mb) * 1024
     band = int(L.default(lab, "dose_band_kb", DOSE_BAND_KB))
-    off = {}
-    why = []
+    off, why = {}, []
     for zone, name in (("highfree", "HighFree"), ("lowfree", "LowFree")):
         t, v = tgt.get(f"{zone}_kb"), dose.get(f"{zone}_kb")
         if t is None or v is None:
@@ -192,42 +182,30 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
     without what only an exact clock measures); rel names the job in
     warnings; pressure its level (info "dose_off": why off band)."""
     job = MON.Job(jdir, boot, rel)
+    fio, info = job.fio, job.info
     rows, curves = [], []
-    fio = job.fio
-    cls = job.text("class") or "performance"
     for d, rec in job.directions.items():
         rows += [(f"{d}_iops", rec["iops"]), (f"{d}_bw", rec["bw_bytes"])]
         if rec["rate_iops"]:
             rows.append((f"{d}_iops_offered_pct", 100 * rec["iops"] / rec["rate_iops"]))
-        if rec.get("late_pct") is not None:
+        if rec["late_pct"] is not None:
             rows.append((f"{d}_late_1ms_pct", rec["late_pct"]))
-        for kind in ("slat", "clat", "lat"):
-            if rec[f"{kind}_mean_ns"] is not None:
-                rows.append((f"{d}_{kind}_mean_us", rec[f"{kind}_mean_ns"] / 1000.0))
+        rows += [(f"{d}_{kind}_mean_us", rec[f"{kind}_mean_ns"] / 1000.0)
+                 for kind in ("slat", "clat", "lat") if rec[f"{kind}_mean_ns"] is not None]
         for kind, pcts in (("clat", rec["percentiles"]), ("lat", rec["lat_percentiles"])):
-            for name, key in M.PERCENTILE_KEYS.items():
-                if float(key) in (pcts or {}):
-                    rows.append((f"{d}_{kind}_{name}_us", pcts[float(key)] / 1000.0))
+            rows += [(f"{d}_{kind}_{name}_us", pcts[float(key)] / 1000.0)
+                     for name, key in M.PERCENTILE_KEYS.items() if float(key) in (pcts or {})]
         curves += [(d, p, v / 1000.0) for p, v in sorted((rec["percentiles"] or {}).items())]
-    cpu = R.fio_cpu(fio)
-    for key, metric in (("usr_cpu", "cpu_usr_pct"), ("sys_cpu", "cpu_sys_pct"),
-                        ("ctx", "ctx_switches")):
-        if key in cpu:
-            rows.append((metric, cpu[key]))
+    rows += list(R.fio_cpu(fio).items())
 
-    job.info["job_class"] = cls
     # fio's IOPS add up over a job's processes: questions/usbpio.py needs how many
-    job.info["numjobs"] = R.fio_numjobs(fio)
-    job.info.update(R.fio_shape(fio))
+    info.update(job_class=job.text("class") or "performance", numjobs=R.fio_numjobs(fio),
+                **R.fio_shape(fio))
     rows += MON.read_job(job)
-    info = job.info
-    if cls == "integrity":
-        res = I.job_result(fio, job.text("fio.stderr"))
-        if res:
-            rows += [("integrity_written_blocks", res["written"]),
-                     ("integrity_checked_blocks", res["checked"]),
-                     ("integrity_bad_blocks", res["bad"])]
-            info["first_bad"] = res["first_bad"]
+    res = I.job_result(fio, job.text("fio.stderr")) if info["job_class"] == "integrity" else None
+    if res:
+        rows += [(f"integrity_{k}_blocks", res[k]) for k in ("written", "checked", "bad")]
+        info["first_bad"] = res["first_bad"]
 
     # the hog holds, it must not work: its CPU beside the job's result
     hog = (job.text("hog-ticks") or "").split()
@@ -236,7 +214,7 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
     # the dose the job started from (pressure boots), as the kernel had it
     dose = R.read_dose(job.path("dose"))
     if dose:
-        rows += [(metric, dose[key]) for key, metric in DOSE_METRICS.items() if key in dose]
+        rows += [(f"dose_{key}", dose[key]) for key in DOSE_KEYS if key in dose]
         off, info["dose_off"] = dose_check(dose, job.boot.lab, pressure)
         if not info["dose_off"] and not all(h["settled"] for h in dose["hogs"].values()):
             job.warn("a hog froze unsettled (it did not hold its own band twice in a "
@@ -247,33 +225,28 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
         rows.append(("oom_kills", len(kills.splitlines())))
     info["start_s"] = R.read_uptime(job.path("start-uptime"))
     info["end_s"] = R.read_uptime(job.path("end-uptime"))
-    written = job.directions.get("write", {}).get("io_bytes", 0) or 0
-    rows += _pressure_rates(rows, info, job.gib * GIB if job.gib else 0, written)
+    rows += _pressure_rates(rows, job)
     info["warnings"] = job.warnings
     return rows, info, curves
 
 
-def _pressure_rates(rows, info, moved, written=0):
+def _pressure_rates(rows, job):
     """Pressure totals per second of job time, per GiB moved and per MiB
     written (a writer's own work: a faster reader beside it does not swell it)."""
+    start, end = job.info["start_s"], job.info["end_s"]
+    secs = end - start if start is not None and end is not None else 0
+    written = job.directions.get("write", {}).get("io_bytes", 0) or 0
+    per = (("per_s", secs, 1), ("per_gib", (job.gib or 0) * GIB, GIB),
+           ("per_mib_written", written, MIB))
     totals = {m: v for m, v in rows if m in M.TOTALS}
-    start, end = info.get("start_s"), info.get("end_s")
-    secs = end - start if start is not None and end is not None else None
-    out = []
-    for m, v in totals.items():
-        if secs and secs > 0:
-            out.append((f"{m}_per_s", v / secs))
-        if moved > 0:
-            out.append((f"{m}_per_gib", v / moved * GIB))
-        if written > 0:
-            out.append((f"{m}_per_mib_written", v / written * MIB))
-    return out
+    return [(f"{m}_{name}", v / by * scale) for m, v in totals.items()
+            for name, by, scale in per if by > 0]
 
 
 def job_state(jdir):
     """("ok"|"skipped"|"failed", reason) of a job folder."""
-    def text(name):
-        return R.read_text(os.path.join(jdir, name))
+    job = MON.Job(jdir)
+    text, fio = job.text, job.fio
     skipped = text("skipped")
     if skipped is not None:
         return "skipped", skipped or "skipped (no reason given)"
@@ -284,7 +257,6 @@ def job_state(jdir):
     rc = text("fio.rc")
     if rc is None:
         return "failed", "no fio.rc: the job did not finish"
-    fio = R.read_fio(os.path.join(jdir, "fio.json"))
     # an integrity job's verify errors are its result (integrity.py)
     if text("class") == "integrity" and fio is not None:
         return "ok", ""
@@ -312,17 +284,11 @@ def _within_boot_ratios(df, pairs):
     df = df[df["metric"].isin(M.selected("ratio")) & (df["pressure"] == "none")]
     out = []
     for a, b in pairs:
-        da, db = df[df["disk"] == a], df[df["disk"] == b]
-        if da.empty or db.empty:
-            continue
-        m = da.merge(db, on=["variant", "job", "pressure", "rep", "boot", "metric"],
-                     suffixes=("_a", "_b"))
-        for r in m.itertuples(index=False):
-            if r.value_b > 0:
-                out.append(dict(variant=r.variant, disk=L.ratio_disk(a, b), job=r.job,
-                                pressure=r.pressure, rep=r.rep, boot=r.boot,
-                                metric=r.metric, value=r.value_a / r.value_b,
-                                unit="ratio"))
+        m = df[df["disk"] == a].merge(df[df["disk"] == b], suffixes=("_a", "_b"),
+                                      on=["variant", "job", "pressure", "rep", "boot", "metric"])
+        out += [dict(variant=r.variant, disk=L.ratio_disk(a, b), job=r.job, pressure=r.pressure,
+                     rep=r.rep, boot=r.boot, metric=r.metric, value=r.value_a / r.value_b,
+                     unit="ratio") for r in m.itertuples(index=False) if r.value_b > 0]
     return out
 
 
@@ -344,18 +310,15 @@ def _within_boot_costs(df, pairs):
     df = df[df["metric"].isin(_COST_INPUTS)]
     if df.empty:
         return []
-    wide = df.pivot_table(index=keys + ["disk"], columns="metric", values="value",
-                          aggfunc="first")
-    have = set(wide.index.get_level_values("disk"))
+    # a key the control did not run gives NaN, and so no row
+    wide = df.pivot_table(index=keys, columns=["disk", "metric"], values="value", aggfunc="first")
+    have = set(wide.columns.get_level_values("disk"))
     out = []
     for a, b in pairs:
         if a not in have or b not in have:
             continue
-        wa, wb = wide.xs(a, level="disk"), wide.xs(b, level="disk")
-        for key, ra in wa.iterrows():
-            if key not in wb.index:
-                continue
-            rb = wb.loc[key]
+        for key, ra in wide[a].iterrows():
+            rb = wide[b].loc[key]
             d = lambda m: ra.get(m, np.nan) - rb.get(m, np.nan)
             sizes = [ra.get(f"{x}_bw", np.nan) / ra.get(f"{x}_iops", np.nan)
                      for x in ("read", "write") if ra.get(f"{x}_iops", 0) > 0]
@@ -409,8 +372,7 @@ def load_run(path):
     tidy, jobs, curves, excluded, warnings, kernels, seeds = [], [], [], [], [], [], []
     lab = L.load(path)
     for b in boots.itertuples(index=False):
-        key = {"variant": b.variant, "pressure": b.pressure,
-               "rep": b.rep, "boot": b.boot}
+        key = dict(variant=b.variant, pressure=b.pressure, rep=b.rep, boot=b.boot)
         bdir = os.path.join(path, b.dir) if b.dir else ""
         build = R.read_json(os.path.join(bdir, "build-info.json")) if bdir else {}
         kinfo = _kernel_info(build)
@@ -428,15 +390,15 @@ def load_run(path):
                                  reason=bad, dir=b.dir, **key))
             continue
 
-        gdir = os.path.join(bdir, "guest")
-        clock = R.read_clocksource(os.path.join(gdir, "dmesg.txt"))
         boot = MON.Boot(bdir, lab)
+        clock = R.read_clocksource(boot.guest("dmesg.txt"))
         per_boot = MON.read_boot(boot)
-        for name in R.listdir(os.path.join(gdir, "jobs")):
-            jdir = os.path.join(gdir, "jobs", name)
+        for name in R.listdir(boot.guest("jobs")):
+            jdir = boot.guest("jobs", name)
             if not os.path.isdir(jdir):
                 continue
             disk, job = _job_name(name, R.read_text(os.path.join(jdir, "what")))
+            base = dict(disk=disk, job=job, **key)
             state, reason = job_state(jdir)
             rel = os.path.relpath(jdir, path)
             jrow = dict(device=disk, disk=disk, job=job, state=state,
@@ -444,24 +406,21 @@ def load_run(path):
                         **MON.job_columns(), start_s=np.nan, end_s=np.nan,
                         **per_boot, **key, **kinfo)
             if state != "ok":
-                excluded.append(dict(kind=f"{state} job", disk=disk, job=job,
-                                     reason=reason, dir=rel, **key))
+                excluded.append(dict(kind=f"{state} job", reason=reason, dir=rel, **base))
                 jobs.append(jrow)
                 continue
             rows, info, curve = job_metrics(jdir, boot, rel, b.pressure)
             warnings += info.pop("warnings")
             jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
             # each job's own dose (tidy has a boot's mean of its instances)
-            got = dict(rows)
-            jrow.update({m: got.get(m, np.nan) for m in DOSE_OFFSETS})
+            jrow.update({m: dict(rows).get(m, np.nan) for m in DOSE_OFFSETS})
             jobs.append(jrow)
             # a job off its level's dose measures no level: only its dose kept
             if info.get("dose_off"):
                 jrow.update(state="excluded", reason=info["dose_off"])
-                excluded.append(dict(kind="excluded job", disk=disk, job=job,
-                                     reason=info["dose_off"], dir=rel, **key))
+                excluded.append(dict(kind="excluded job", reason=info["dose_off"], dir=rel,
+                                     **base))
                 rows, curve = [(m, v) for m, v in rows if m.startswith("dose_")], []
-            base = dict(disk=disk, job=job, **key)
             tidy += [dict(metric=m, value=float(v), unit=M.unit(m), **base)
                      for m, v in rows]
             curves += [dict(direction=d, percentile=p, clat_us=v, **base)
@@ -513,31 +472,25 @@ def load_run(path):
 
 
 def resolve(run, lab):
-    """run with its facts (the Run fields after matrix), from its meta.json
-    and lab.conf: the kernel of each label, the roles of labels and disks
-    (roles.resolve), each disk's clock and whether it is exact (its numbers
-    repeat: an exact clock and a disk the guest completes), the
-    performance jobs (of class performance: not the integrity jobs, the
-    probed twins included) and the determinism bound."""
+    """run with its facts (the Run fields after matrix, roles.resolve for
+    the roles) from its meta.json and lab.conf."""
     meta = run.meta or {}
     run.lab = lab
     run.kernels = variant_kernels(run)
     labels = dict.fromkeys(run.boots["variant"])
     run.roles, run.disk_roles = ROLES.resolve(meta, {l: base_variant(run, l) for l in labels})
-    disks = set(run.tidy["disk"]) | (set(run.jobs["disk"]) if not run.jobs.empty else set())
+    ran = dict.fromkeys(run.jobs["disk"]) if not run.jobs.empty else {}
+    disks = set(run.tidy["disk"]) | set(ran)
     run.disk_clocks = {d: L.disk_clock(meta, d) for d in disks}
     run.exact_disks = frozenset(d for d in disks if L.repeats(meta, lab, d))
-    if "job_class" in run.jobs:
-        perf = run.jobs.loc[run.jobs["job_class"] == "performance", "job"]
-    else:
-        perf = run.tidy["job"]
+    perf = (run.jobs.loc[run.jobs["job_class"] == "performance", "job"]
+            if "job_class" in run.jobs else run.tidy["job"])
     run.performance_jobs = frozenset(perf)
     run.bound_pct = D.bound_pct(lab)
     run.guest_bounds = meta["guest_bounds"]
     seen = list(labels)
     run.labels = sorted(seen, key=lambda v: (ROLES.role_rank(run.roles.get(v)), seen.index(v)))
     run.by_role = {r: [v for v in run.labels if run.roles.get(v) == r] for r in ROLES.VARIANT_ROLES}
-    ran = dict.fromkeys(run.jobs["disk"]) if not run.jobs.empty else {}
     run.candidate_disks = [d for d in ran if not C.is_ratio(d) and
                            run.disk_roles.get(d) == ROLES.CANDIDATE]
     run.pressure_jobs = list(dict.fromkeys(str(meta.get("pressure_jobs") or "").split()))
@@ -589,10 +542,9 @@ def exclusions(run):
 
 def write_summary(run, path):
     """The tidy table as summary.csv."""
-    df = run.tidy.copy()
-    df["_order"] = df["metric"].map(M.order)
-    df = df.sort_values(["disk", "job", "pressure", "_order", "variant",
-                         "rep", "boot"], kind="stable")
+    df = run.tidy.assign(_order=run.tidy["metric"].map(M.order))
+    df = df.sort_values(["disk", "job", "pressure", "_order", "variant", "rep", "boot"],
+                        kind="stable")
     df[TIDY_COLUMNS].to_csv(path, index=False)
 
 
@@ -614,16 +566,21 @@ def variant_kernels(run):
     for b in run.boots.itertuples(index=False):
         if isinstance(b.kernel_id, str) and b.kernel_id:
             out.setdefault(b.variant, b.kernel_id)
-    m = run.matrix
+    mapping = run.meta.get("variants")
+    named = mapping.items() if isinstance(mapping, dict) else ()
+    for label, base in [*_matrix_kernels(run).items(), *named]:
+        if isinstance(base, str):
+            out.setdefault(label, "variant:" + base)
+    return out
+
+
+def _matrix_kernels(run):
+    """label -> the kernel of its first row in matrix.tsv that names one."""
+    m, out = run.matrix, {}
     if m is not None and {"variant", "kernel"} <= set(m.columns):
         for label, kernel in zip(m["variant"], m["kernel"]):
-            if label not in out and kernel:
-                out[label] = "variant:" + kernel
-    mapping = run.meta.get("variants")
-    if isinstance(mapping, dict):
-        for label, base in mapping.items():
-            if isinstance(base, str) and label not in out:
-                out[label] = "variant:" + base
+            if kernel:
+                out.setdefault(label, kernel)
     return out
 
 
@@ -631,11 +588,4 @@ def base_variant(run, label):
     """The kernel variant a label boots (build-info "variant", else the
     matrix.tsv "kernel" column)."""
     rows = run.boots[run.boots["variant"] == label]["base_variant"].dropna()
-    if len(rows):
-        return str(rows.iloc[0])
-    m = run.matrix
-    if m is not None and {"variant", "kernel"} <= set(m.columns):
-        hit = m[m["variant"] == label]["kernel"]
-        if len(hit) and hit.iloc[0]:
-            return str(hit.iloc[0])
-    return label
+    return str(rows.iloc[0]) if len(rows) else _matrix_kernels(run).get(label, label)

@@ -16,25 +16,21 @@ from .. import rawfiles as R
 GIB = 1 << 30
 SECTOR = 512
 USER_HZ = 100           # /proc/stat ticks, fixed at 100 on x86
-PAGE_KB = R.PAGE_KB
 
 
 def delta(before, after, keys):
     """Sum of after-before over the keys both snapshots have; None if none."""
     common = [k for k in keys if k in before and k in after]
-    if not common:
-        return None
-    return sum(after[k] - before[k] for k in common)
+    return sum(after[k] - before[k] for k in common) if common else None
 
 
 class Boot:
     """One boot folder, as the readers see it (README): dir on the host,
-    guest_dir what the guest wrote, lab the run's lab.conf (None when a
+    guest(...) what the guest wrote, lab the run's lab.conf (None when a
     job is read on its own), cache for what a reader reads once a boot."""
 
     def __init__(self, boot_dir, lab=None):
         self.dir = boot_dir
-        self.guest_dir = os.path.join(boot_dir, "guest") if boot_dir else None
         self.lab = lab
         self.cache = {}
 
@@ -52,7 +48,7 @@ class Boot:
         return os.path.join(self.dir, *parts)
 
     def guest(self, *parts):
-        return os.path.join(self.guest_dir, *parts)
+        return self.path("guest", *parts)
 
 
 class Job:
@@ -65,8 +61,7 @@ class Job:
         head = self.name.split("-", 1)[0]
         self.index = int(head) if head.isdigit() else None
         if boot is None:    # BOOT/guest/jobs/NAME
-            boot = os.path.dirname(os.path.dirname(os.path.dirname(
-                os.path.normpath(job_dir))))
+            boot = os.path.normpath(os.path.join(job_dir, *[os.pardir] * 3))
         self.boot = boot if isinstance(boot, Boot) else Boot(boot)
         self.rel = rel or self.name
         self.info = {}
@@ -100,12 +95,9 @@ class Job:
         """GiB the block layer moved (a reader's moved_bytes), else fio's
         io_bytes (runs from before: they count page-cache reads too);
         None when nothing moved."""
-        for r in READERS:
-            fn = getattr(r, "moved_bytes", None)
-            moved = fn(self) if fn else None
-            if moved is not None:
-                return moved / GIB if moved > 0 else None
-        moved = sum(rec["io_bytes"] for rec in self.directions.values())
+        counted = (r.moved_bytes(self) for r in READERS if hasattr(r, "moved_bytes"))
+        moved = next((m for m in counted if m is not None),
+                     sum(rec["io_bytes"] for rec in self.directions.values()))
         return moved / GIB if moved > 0 else None
 
 
@@ -137,21 +129,13 @@ def name(reader):
 
 def job_columns():
     """The columns every job row has, readers in order."""
-    out = {}
-    for r in READERS:
-        out.update(getattr(r, "JOB_COLUMNS", {}))
-    return out
+    return {k: v for r in READERS for k, v in getattr(r, "JOB_COLUMNS", {}).items()}
 
 
 def read_boot(boot):
     """{column: value} of every reader's read_boot (boot: a Boot or folder)."""
     boot = boot if isinstance(boot, Boot) else Boot(boot)
-    out = {}
-    for r in READERS:
-        fn = getattr(r, "read_boot", None)
-        if fn:
-            out.update(fn(boot))
-    return out
+    return {k: v for r in READERS if hasattr(r, "read_boot") for k, v in r.read_boot(boot).items()}
 
 
 def read_job(job):
@@ -164,7 +148,7 @@ def read_job(job):
         if bad:
             raise ValueError(f"monitor reader {name(r)} gave metrics it does not "
                              f"list: {sorted(bad)}")
-        rows += [(k, v) for k, v in got.items()]
+        rows += got.items()
     return rows
 
 
@@ -172,10 +156,7 @@ def unpaired(guest_dir, readers=None):
     """(guest pieces without a reader, readers without a guest piece) of
     guest_dir (guest/monitors) against the readers (NAME, "_" for "-")."""
     readers = READERS if readers is None else readers
-    try:
-        pieces = sorted(f for f in os.listdir(guest_dir) if f.endswith(".sh"))
-    except OSError:
-        pieces = []
+    pieces = [f for f in R.listdir(guest_dir) if f.endswith(".sh")]
     claimed = {r.GUEST: r.__name__.rsplit(".", 1)[1] for r in readers}
     lonely = [p for p in pieces if p not in claimed]
     orphans = [m for g, m in claimed.items()

@@ -6,7 +6,6 @@ the job was not counted: the job table's occupancy says why ("off",
 "absent", "missing"; "counted" where there are rows).
 """
 from .. import rawfiles as R
-from . import PAGE_KB
 
 GUEST = "50-bounce-occupancy.sh"
 METRICS = ("bounce_pages_peak", "bounce_lowmem_peak_kib", "bounce_pages_taken",
@@ -21,11 +20,11 @@ def read(job):
         return {}
     job.info["occupancy"] = "counted"
     out = {"bounce_pages_peak": occ["peak"],
-           "bounce_lowmem_peak_kib": occ["peak"] * PAGE_KB,
+           "bounce_lowmem_peak_kib": occ["peak"] * R.PAGE_KB,
            "bounce_pages_taken": occ["allocated"],
            "bounce_alloc_max_us": occ["alloc_max_ns"] / 1000.0,
            "bounce_reserve_used_pages": occ["pool_size"] - occ["pool_min"],
-           "bounce_pool_kib": occ["pool_size"] * PAGE_KB}
+           "bounce_pool_kib": occ["pool_size"] * R.PAGE_KB}
     if occ["span_ns"] > 0:
         out["bounce_pages_mean"] = occ["page_ns"] / occ["span_ns"]
     if occ["allocated"] > 0:

@@ -8,13 +8,12 @@ after it). A column this kernel does not have gives no row.
 import numpy as np
 
 from .. import rawfiles as R
-from . import PAGE_KB
 
 GUEST = "30-labmon.sh"
 # (column, metric, reduction, scale)
 SAMPLED = (("Bounce", "bounce_peak_kb", "max", 1),
-           ("Bounce", "bounce_gauge_pages_peak", "max", 1 / PAGE_KB),
-           ("Bounce", "bounce_gauge_pages_mean", "mean", 1 / PAGE_KB),
+           ("Bounce", "bounce_gauge_pages_peak", "max", 1 / R.PAGE_KB),
+           ("Bounce", "bounce_gauge_pages_mean", "mean", 1 / R.PAGE_KB),
            ("LowFree", "lowfree_min_kb", "min", 1),
            ("HighFree", "highfree_min_kb", "min", 1))
 METRICS = tuple(metric for _, metric, _, _ in SAMPLED) + ("psi_some_us", "psi_full_us")

@@ -30,10 +30,9 @@ def read(job):
     job.info["probe_state"] = "probed"
     out = {}
     for key, name in (("submit", "submit"), ("completion", "endio")):
-        x = t[key]
-        if len(x):
-            out[f"bounce_{name}_us_p50"] = float(np.percentile(x, 50))
-            out[f"bounce_{name}_us_p99"] = float(np.percentile(x, 99))
+        if len(t[key]):
+            out.update({f"bounce_{name}_us_p{q}": float(np.percentile(t[key], q))
+                        for q in (50, 99)})
     if P.SUBMIT in probes.split() and job.gib:
         out["bounce_us_per_gib"] = (t["submit"].sum() + t["completion"].sum()) / job.gib
     return out

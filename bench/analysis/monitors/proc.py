@@ -56,12 +56,8 @@ def _time_budget(st0, st1, job):
 
 def read(job):
     out = {}
-    job.info.update(block_bytes=np.nan, sectors_read=np.nan, sectors_written=np.nan)
-    s = _sectors(job)
-    if s is not None:
-        rd, wr = s
-        job.info.update(sectors_read=rd, sectors_written=wr,
-                        block_bytes=(rd + wr) * SECTOR)
+    rd, wr = _sectors(job) or (np.nan, np.nan)
+    job.info.update(block_bytes=(rd + wr) * SECTOR, sectors_read=rd, sectors_written=wr)
 
     st0 = R.read_proc_stat(job.path("before", "stat"))
     st1 = R.read_proc_stat(job.path("after", "stat"))
@@ -73,8 +69,8 @@ def read(job):
         out["cpu_s_per_gib"] = ticks / USER_HZ / job.gib
     out.update(_time_budget(st0, st1, job))
 
-    vm0 = R.read_keyvalues(job.path("before", "vmstat"))
-    vm1 = R.read_keyvalues(job.path("after", "vmstat"))
+    vm0 = R.keyvalues(job.text("before", "vmstat"))
+    vm1 = R.keyvalues(job.text("after", "vmstat"))
     for metric, keys in (
             ("allocstall", sorted(k for k in vm1 if k.startswith("allocstall_"))),
             ("pgscan", ["pgscan_kswapd", "pgscan_direct"]),

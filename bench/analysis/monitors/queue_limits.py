@@ -16,7 +16,6 @@ JOB_COLUMNS = {"queue_max_sectors_kb": np.nan, "queue_max_segments": np.nan,
 
 def read(job):
     limits = R.keyvalues(job.text("queue-limits"))
-    for col in JOB_COLUMNS:
-        if col[len("queue_"):] in limits:
-            job.info[col] = limits[col[len("queue_"):]]
+    job.info.update({col: limits[k] for col in JOB_COLUMNS
+                     if (k := col.removeprefix("queue_")) in limits})
     return {}

@@ -56,6 +56,19 @@ def _pressure_boots(run):
     return b[(b["pressure"] != "none") & (b["status"] == "ok")]
 
 
+def _where(run, frame):
+    """(the first candidate disk of frame's pressure jobs, None: none; those
+    jobs in the run's order), frame a tidy or a jobs table."""
+    frame = frame[frame["job"].isin(run.pressure_jobs)]
+    disks = _candidates(run, frame["disk"])
+    return disks[0] if disks else None, [j for j in run.pressure_jobs if j in set(frame["job"])]
+
+
+def _row(cells, empty=0):
+    """A markdown table's row (md.table's), then that many empty cells."""
+    return "| " + " | ".join(cells) + " |" + " |" * empty
+
+
 def _targets(run):
     return {name: float(d["mib"]) if d.get("mib", "").isdigit() else np.nan
             for name, d in run.lab["pressure"].items()}
@@ -71,22 +84,20 @@ def footprint_lines(run):
     for disk in _candidates(run, t["disk"]):
         for v in run.labels_of(ROLES.BOUNCE):
             sel = C.rows(t, "bounce_pages_peak", v, disk, pressure=L.NO_PRESSURE)
-            for job in sorted(set(sel["job"])):
-                vals = [C.median(t, v, disk, job, m, L.NO_PRESSURE) for m in FOOTPRINT]
-                rows.append(f"| {disk} | {v} | {job} | " +
-                            " | ".join(md.fmt(x) for x in vals) + " |")
+            rows += [_row([disk, v, job] + [md.fmt(C.median(t, v, disk, job, m, L.NO_PRESSURE))
+                                            for m in FOOTPRINT]) for job in sorted(set(sel["job"]))]
             # the occupancy monitor says "absent" (no bounce code) or "missing" (no counter)
             states = set(j.loc[(j["variant"] == v) & (j["disk"] == disk), "occupancy"].dropna()
                          ) if occupancy else set()
             if not len(sel) and "counted" not in states and states & {"absent", "missing"}:
                 why = "no bounce code" if "absent" in states else "no lab counter in this kernel"
-                rows.append(f"| {disk} | {v} | (every job) | not measured: {why} | | | | |")
+                rows.append(_row([disk, v, "(every job)", f"not measured: {why}"], 4))
     if rows:
         out += ["Lowmem held by bounce pages, counted exactly by the kernel per job "
                 "(the lab-bounce patch; median of boots), without extra pressure:", "",
-                "| disk | variant | job | peak pages | peak KiB | mean pages "
-                "(time-weighted) | pages taken | mempool_alloc µs per page |",
-                "|---|---|---|---|---|---|---|---|"] + rows + [""]
+                md.table(["disk", "variant", "job", "peak pages", "peak KiB",
+                          "mean pages (time-weighted)", "pages taken",
+                          "mempool_alloc µs per page"], [])] + rows + [""]
     for v in run.labels_of(ROLES.BASELINE):
         peaks = C.rows(t, "bounce_pages_peak", v)["value"]
         if len(peaks):
@@ -100,18 +111,15 @@ def footprint_lines(run):
 def _boot_lowfree(run):
     """{label: [LowFree kB at the start of each ok boot]} of the first
     disk entry without pressure: only the kernel differs."""
-    out = {}
-    boots = run.boots
-    if boots.empty:
+    out, b = {}, run.boots
+    if b.empty:
         return out
-    entry = boots["disk"].iloc[0]
-    for b in boots.itertuples():
-        if (getattr(b, "status", "") != "ok" or not isinstance(getattr(b, "dir", None), str)
-                or b.disk != entry or getattr(b, "pressure", L.NO_PRESSURE) != L.NO_PRESSURE):
-            continue
-        mi = R.read_meminfo(os.path.join(run.path, b.dir, "guest", "proc-start", "meminfo"))
+    b = b[(b["status"] == "ok") & (b["disk"] == b["disk"].iloc[0]) &
+          (b["pressure"] == L.NO_PRESSURE) & b["dir"].map(lambda d: isinstance(d, str))]
+    for v, d in zip(b["variant"], b["dir"]):
+        mi = R.read_meminfo(os.path.join(run.path, d, "guest", "proc-start", "meminfo"))
         if mi and "LowFree" in mi:
-            out.setdefault(b.variant, []).append(float(mi["LowFree"]))
+            out.setdefault(v, []).append(float(mi["LowFree"]))
     return out
 
 
@@ -200,6 +208,7 @@ def pressure_lines(run, verdicts):
     if verdicts is None or verdicts.empty or not bnc or not others:
         return out
     kernels = bnc + others
+    targets = _targets(run)
     for p in [p for p in run.levels if p != L.NO_PRESSURE or run.pressure_jobs]:
         t = run.tidy[run.tidy["pressure"] == p]
         jobs = sorted(j for j in set(t["job"]) if not run.pressure_jobs or j in run.pressure_jobs)
@@ -208,37 +217,35 @@ def pressure_lines(run, verdicts):
             disks = [d for d in dict.fromkeys(t[t["job"] == job]["disk"]) if not C.is_ratio(d)]
             for metric in PRESSURE_METRICS:
                 for disk in disks:
-                    cells = [md.verdict_cell(md.oriented(verdicts, metric, disk, job, p, bnc[0], o))
-                             for o in others]
                     meds = [C.median(run.tidy, v, disk, job, metric, p) for v in kernels]
                     if all(not np.isfinite(m) for m in meds):
                         continue
                     ctl = "" if ROLES.is_candidate(run, disk) else " (control)"
-                    rows.append(f"| {M.label(metric)} ({M.unit(metric)}) | {disk}{ctl} | " +
-                                " | ".join([md.fmt(m, 4) for m in meds] + cells) + " |")
+                    rows.append(_row([f"{M.label(metric)} ({M.unit(metric)})", disk + ctl] +
+                                     [md.fmt(m, 4) for m in meds] +
+                                     [md.verdict_cell(md.oriented(verdicts, metric, disk, job,
+                                                                  p, bnc[0], o)) for o in others]))
             if not rows:
                 continue
             hog = t[(t["job"] == job) & (t["metric"] == "hog_cpu_s")]["value"]
             if len(hog):
-                rows.append(f"| pressure hogs' CPU during the job, most (must be 0) | all | "
-                            f"{md.fmt(float(hog.max()))} s |" + " |" * (len(kernels + others) - 1))
-            spread = _spread_line(run, p, job, kernels)
-            if spread:
-                rows.append(spread)
-            target = _targets(run).get(p, np.nan)
+                rows.append(_row(["pressure hogs' CPU during the job, most (must be 0)", "all",
+                                  f"{md.fmt(float(hog.max()))} s"], len(kernels + others) - 1))
+            rows += _spread_line(run, p, job, kernels)
+            target = targets.get(p, np.nan)
             head = (f"**{p}**" + (f" (LowFree target {int(target)} MiB, "
                                   f"{run.lab['pressure'].get(p, {}).get('label', '')})"
                                   if np.isfinite(target) else " (no extra pressure)"))
             out += [f"{head}, job {job}: medians, then {bnc[0]} against each other kernel "
                     "(ratio, 95% CI, verdict; the control disk is the same boots' A/A bound):", "",
-                    "| metric | disk | " + " | ".join(kernels + [f"{bnc[0]}/{o}" for o in others])
-                    + " |", "|---|---|" + "---|" * (len(kernels) + len(others))] + rows + [""]
+                    md.table(["metric", "disk"] + kernels + [f"{bnc[0]}/{o}" for o in others],
+                             [])] + rows + [""]
     return out
 
 
 def _spread_line(run, pressure, job, variants):
-    """Whether the job is deterministic: each kernel's boots' spread (max/min
-    - 1) of the candidate disk's write bandwidth."""
+    """[the row]: whether the job is deterministic: each kernel's boots'
+    spread (max/min - 1) of the candidate disk's write bandwidth; []: none."""
     sel = C.rows(run.tidy, "write_bw", job=job, pressure=pressure)
     parts, worst = [], 0.0
     for v in variants:
@@ -249,11 +256,11 @@ def _spread_line(run, pressure, job, variants):
                 worst = max(worst, sp)
                 parts.append(f"{v} {100 * sp:.3g}% ({len(x)} boots)")
     if not parts:
-        return ""
+        return []
     word = ("deterministic" if worst <= run.bound_pct / 100 else
             "NOT deterministic: the verdicts rest on the test across boots")
-    return (f"| spread of repeated boots, writeback bandwidth (max/min − 1) | candidate | "
-            f"{'; '.join(parts)}: {word} |" + " |" * len(variants))
+    return [_row(["spread of repeated boots, writeback bandwidth (max/min − 1)", "candidate",
+                  f"{'; '.join(parts)}: {word}"], len(variants))]
 
 
 # A pressure row is decided when it is exact, significant, or "no
@@ -295,24 +302,10 @@ def pressure_reps(run):
     return int(ok.groupby("variant").size().min()) if len(ok) else 0
 
 
-def deciding_cost(run, keys):
-    """"N pressure boots, about M min" of the deciding set (bench/matrix's
-    keys) from this run's pressure boots' wall time."""
-    if not keys.get("variants") or not keys.get("reps"):
-        return ""
-    boots = len(keys["variants"]) * int(keys["reps"][0])
-    secs = pd.to_numeric(_pressure_boots(run)["seconds"], errors="coerce").dropna()
-    if not len(secs):
-        return f"{boots} pressure boots"
-    # a pressure boot's time is mostly its boot and hogs: one of the candidate disk
-    # alone (what the set boots) takes about what one of a pair does (43 s vs 37 s)
-    minutes = boots * float(secs.median()) / 2 / 60
-    return f"{boots} pressure boots, about {minutes:.0f} min"
-
-
 def undecided_line(run, verdicts):
     """The rows undecided to ±DECIDED_MDE_PCT and what would decide them:
-    the deciding set, or at its reps, the reps a side it would take."""
+    the deciding set (its boots and, from this run's pressure boots' wall
+    time, minutes), or at its reps, the reps a side it would take."""
     rows = undecided_rows(run, verdicts)
     if not rows:
         return ""
@@ -335,20 +328,15 @@ def undecided_line(run, verdicts):
         need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
         return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
                 f"side (an MDE shrinks as 1/√reps).")
-    cost = deciding_cost(run, keys)
-    return (f"{head}: `./run.sh compare --set {DECIDING_SET}` decides them tighter"
-            + (f" ({cost})" if cost else "") + ".")
-
-
-def _pressure_cells(run):
-    """(first pressure level, its first candidate disk, its pressure jobs)."""
-    lvls = _strained(run)
-    if not run.pressure_jobs or not lvls:
-        return None
-    t = run.tidy[(run.tidy["pressure"] == lvls[0]) & run.tidy["job"].isin(run.pressure_jobs)]
-    disks = _candidates(run, t["disk"])
-    jobs = [j for j in run.pressure_jobs if j in set(t["job"])]
-    return (lvls[0], disks[0], jobs) if disks and jobs else None
+    cost = ""
+    if keys.get("variants") and keys.get("reps"):
+        boots = len(keys["variants"]) * int(keys["reps"][0])
+        secs = pd.to_numeric(_pressure_boots(run)["seconds"], errors="coerce").dropna()
+        # a pressure boot's time is mostly its boot and hogs: one of the candidate disk
+        # alone (what the set boots) takes about what one of a pair does (43 s vs 37 s)
+        minutes = f", about {boots * float(secs.median()) / 2 / 60:.0f} min" if len(secs) else ""
+        cost = f" ({boots} pressure boots{minutes})"
+    return f"{head}: `./run.sh compare --set {DECIDING_SET}` decides them tighter{cost}."
 
 
 # A shape's verdicts on the first screen: (metric, what it is of the job).
@@ -356,16 +344,16 @@ SHAPE_VERDICTS = [("write_bw", "write bandwidth"), ("read_lat_mean_us", "reader'
 
 
 def first_screen_lines(run, verdicts):
-    """One line per pressure job (_pressure_cells): the bounce kernel's
-    peak bounce pages against the LowFree the dose left, and its
-    SHAPE_VERDICTS against the other kernels."""
-    cells = _pressure_cells(run)
-    bnc = run.labels_of(ROLES.BOUNCE)
-    if not cells or not bnc or verdicts is None or verdicts.empty:
+    """One line per pressure job at the first pressure level on its first
+    candidate disk (_where): the bounce kernel's peak bounce pages against
+    the LowFree the dose left, and its SHAPE_VERDICTS against the others."""
+    lvls, bnc = _strained(run), run.labels_of(ROLES.BOUNCE)
+    if not lvls or not bnc or verdicts is None or verdicts.empty:
         return []
-    p, disk, jobs = cells
+    p = lvls[0]
+    disk, jobs = _where(run, run.tidy[run.tidy["pressure"] == p])
     out = []
-    for job in jobs:
+    for job in jobs if disk else []:
         peak = C.rows(run.tidy, "bounce_pages_peak", bnc[0], disk, job, p)["value"]
         low = C.rows(run.tidy, "dose_lowfree_kb", None, disk, job, p)["value"]
         head = f"Memory, under {p} ({disk}, {job}): "
@@ -434,10 +422,9 @@ def mechanism_lines(run):
                     continue
                 work, share = (bounce_work(run, bnc[0], base[0], disk, job, p) if base
                                else (np.nan, np.nan))
-                rows.append(f"| {job} | {p} | {disk} | " +
-                            " | ".join(md.fmt(x) for x in vals) +
-                            f" | {md.fmt(work, sign=True)} | "
-                            f"{md.fmt(100 * share, 2) + '%' if np.isfinite(share) else 'n/a'} |")
+                rows.append([job, p, disk] + [md.fmt(x) for x in vals] + [
+                    md.fmt(work, sign=True),
+                    md.fmt(100 * share, 2) + "%" if np.isfinite(share) else "n/a"])
     if not rows:
         return []
     vs = f" above {base[0]}" if base else ""
@@ -445,9 +432,8 @@ def mechanism_lines(run):
              "lab counter, exact; median of boots) and what the bounce's parts cost per I/O "
              f"of the job, writer and reader together ({bnc[0]}{vs}, counted instructions as "
              "µs at the clock's rate; n/a without counts):", "",
-             "| shape | pressure | disk | " + " | ".join(w for _, w in MECHANISM) +
-             " | bounce work, µs per I/O | its share of the window |",
-             "|---|---|---|" + "---|" * (len(MECHANISM) + 2)] + rows + [""])
+             md.table(["shape", "pressure", "disk"] + [w for _, w in MECHANISM] +
+                      ["bounce work, µs per I/O", "its share of the window"], rows), ""])
 
 
 def section(run, verdicts):
@@ -457,20 +443,13 @@ def section(run, verdicts):
             pressure_lines(run, verdicts) + mechanism_lines(run))
 
 
-def _first_shape(run, jobs):
-    return [x for x in run.pressure_jobs if x in set(jobs)][0]
-
-
 def dose_response(run, p):
     """Each dose panel against the level's LowFree target (none: the
     boots' own), a line per variant; only with two points or more."""
-    if not run.pressure_jobs or not _strained(run):
+    disk, jobs = _where(run, run.tidy)
+    if not _strained(run) or disk is None:
         return
-    t = run.tidy[run.tidy["job"].isin(run.pressure_jobs)]
-    disks = _candidates(run, t["disk"])
-    if t.empty or not disks:
-        return
-    disk, job = disks[0], _first_shape(run, t["job"])
+    job = jobs[0]
     low = _boot_lowfree(run)
     variants = list(dict.fromkeys(run.boots["variant"]))
     targets = _targets(run)
@@ -515,21 +494,20 @@ def _samples(run, jobdir, names=tuple(LABMON)):
 def pressure_timeline(run, p):
     """LowFree, PSI and Bounce: over the first pressure job at the
     strongest level, rep 1, the variants side by side."""
-    lvls = _strained(run)
-    if not lvls or not run.pressure_jobs or run.jobs.empty:
+    lvls, j = _strained(run), _ok_jobs(run)
+    if not lvls or j.empty:
         return
-    j = _ok_jobs(run)
-    j = j[(j["pressure"] == lvls[-1]) & j["job"].isin(run.pressure_jobs) &
-          j["disk"].isin(run.candidate_disks)]
-    if j.empty:
+    j = j[(j["pressure"] == lvls[-1]) & j["disk"].isin(run.candidate_disks)]
+    _, jobs = _where(run, j)
+    if not jobs:
         return
-    j = j[j["job"] == _first_shape(run, j["job"])]
-    first = j.sort_values(["rep", "boot"]).groupby("variant", sort=False).head(1)
+    first = j[j["job"] == jobs[0]].sort_values(["rep", "boot"]).groupby(
+        "variant", sort=False).head(1)
     blocks, names = [], []
     for r in first.itertuples():
         df = _samples(run, r.dir, ("t", "low", "some", "bounce"))
         if df is not None:
-            blocks.append("\n".join(" ".join(f"{x:.6g}" if np.isfinite(x) else "?" for x in row)
+            blocks.append("\n".join(" ".join(map(P.num, row))
                                     for row in df.itertuples(index=False)))
             names.append(r.variant)
     if blocks:
@@ -547,7 +525,7 @@ def job_timelines(run, p):
     ok = _ok_jobs(run)
     if ok.empty:
         return
-    _, order = P.variant_index(run)
+    order = run.labels
     first = ok.sort_values(["rep", "boot"]).groupby(
         ["variant", "disk", "job", "pressure"], sort=False).head(1)
     first = first.assign(_o=first["variant"].map(lambda v: order.index(v) if v in order else 99))
@@ -562,8 +540,7 @@ def job_timelines(run, p):
                      has_psi=int(df[["some", "full"]].notna().any().any()))
         p.render("memory-timeline", P.slug("memory", j.variant, j.disk, j.job, j.pressure,
                                            f"r{j.rep}"),
-                 "\n".join(" ".join(P.num(x) for x in row)
-                           for row in df.itertuples(index=False)) + "\n",
+                 "\n".join(" ".join(map(P.num, row)) for row in df.itertuples(index=False)) + "\n",
                  dict(title=f"Memory during the job: {T.kernel_title(run)}, variant {j.variant}\n"
                             f"disk {j.disk}, job {j.job}, pressure {j.pressure}, rep {j.rep} "
                             f"(boot {j.boot})",
@@ -578,33 +555,37 @@ def disk_timelines(run, p):
     ok = _ok_jobs(run)
     if ok.empty:
         return
-    _, order = P.variant_index(run)
     for disk in sorted(set(ok["disk"])):
         d = ok[ok["disk"] == disk]
         pressure = "none" if (d["pressure"] == "none").any() else sorted(set(d["pressure"]))[0]
         d = d[d["pressure"] == pressure]
         blocks, names = [], []
-        for v in [v for v in order if v in set(d["variant"])]:
+        for v in [v for v in run.labels if v in set(d["variant"])]:
             dv = d[d["variant"] == v]
-            rep = dv["rep"].min()
-            data = _concat_jobs(run, dv[(dv["rep"] == rep) &
-                                        (dv["boot"] == dv[dv["rep"] == rep]["boot"].min())])
+            first = dv.sort_values(["rep", "boot"]).iloc[0]
+            data = _concat_jobs(run, dv[(dv["rep"] == first["rep"]) &
+                                        (dv["boot"] == first["boot"])])
             if data is not None:
                 blocks.append(data)
                 names.append(v)
         if not blocks:
             continue
-        text = "\n\n\n".join("\n".join("" if not np.isfinite(r.t) else
-                                         " ".join(P.num(x) for x in r)
+        text = "\n\n\n".join("\n".join(" ".join(map(P.num, r)) if np.isfinite(r.t) else ""
                                          for r in b.itertuples(index=False))
                                for b in blocks) + "\n"
+        # the panels' shared axes (gnuplot's own without data)
+        low, t = (pd.concat(blocks)[c].dropna() for c in ("low", "t"))
+        axes = dict(tmax=round(float(t.max()), 3) if len(t) else 1)
+        if len(low):
+            pad = max(float(low.max() - low.min()) * 0.1, 1.0)
+            axes.update(lowmin=round(float(low.min()) - pad, 3),
+                        lowmax=round(float(low.max()) + pad, 3))
         title = (f"Memory on {disk} over the jobs of rep 1 (pressure {pressure}), in run order; "
                  f"{T.kernel_title(run)}")
         p.render("memory-disk", P.slug("memory", disk), text,
                  dict(title=title, nvariants=len(names), variants=" ".join(names),
-                      has_bounce=" ".join(str(int(b["bounce"].notna().any())) for b in blocks),
-                      has_psi=" ".join(str(int(b["some"].notna().any())) for b in blocks),
-                      **_axes(pd.concat(blocks))),
+                      **{f"has_{k}": " ".join(str(int(b[c].notna().any())) for b in blocks)
+                         for k, c in (("bounce", "bounce"), ("psi", "some"))}, **axes),
                  f"memory timeline: {disk}, rep 1, {', '.join(names)} side by side",
                  "memory timelines")
 
@@ -620,16 +601,6 @@ def _concat_jobs(run, jobs):
             parts += [df.assign(t=df["t"] + t0), gap]
             t0 += float(df["t"].max()) + 1.0
     return pd.concat(parts, ignore_index=True) if parts else None
-
-
-def _axes(df):
-    """Shared axes of the side-by-side panels (gnuplot's own without data)."""
-    low, t = df["low"].dropna(), df["t"].dropna()
-    out = dict(tmax=round(float(t.max()), 3) if len(t) else 1)
-    if len(low):
-        pad = max(float(low.max() - low.min()) * 0.1, 1.0)
-        out.update(lowmin=round(float(low.min()) - pad, 3), lowmax=round(float(low.max()) + pad, 3))
-    return out
 
 
 TITLE = "What a bounce costs in memory"

@@ -60,30 +60,21 @@ def _info(run, variant, disk, job, column):
     return float(np.median(v.astype(float))) if len(v) else np.nan
 
 
-def _jobs(run, t):
-    """[(disk, job, shape)] of the counted sweep jobs on candidate disks,
-    reads before writes, random by size, then sequential."""
-    counted = t[t["metric"] == "insn_kernel_us_per_io"]
-    out = []
-    for disk in sorted(set(counted["disk"]) & set(run.candidate_disks)):
-        for job in set(counted[counted["disk"] == disk]["job"]):
-            sh = run.sweep_shape(job)
-            if sh:
-                out.append((disk, job, sh._asdict()))
-    return sorted(out, key=lambda r: (r[0], r[2]["dir"], r[2]["pattern"] == "seq",
-                                      r[2]["bytes"], r[1]))
-
-
 def points(run):
     """A dict per counted sweep job on a candidate disk ([]: no baseline
-    and bounce variant)."""
+    and bounce variant), reads before writes, random by size, then
+    sequential."""
     t = run.calm
     base, bounce, removed = ((run.labels_of(r) or [None])[0]
                              for r in (ROLES.BASELINE, ROLES.BOUNCE, ROLES.REMOVED))
     if t.empty or not base or not bounce:
         return []
+    counted = t[t["metric"] == "insn_kernel_us_per_io"]
+    cells = {(d, j): run.sweep_shape(j)._asdict() for d, j in zip(counted["disk"], counted["job"])
+             if d in run.candidate_disks and run.sweep_shape(j)}
     out = []
-    for disk, job, sh in _jobs(run, t):
+    for (disk, job), sh in sorted(cells.items(), key=lambda c: (
+            c[0][0], c[1]["dir"], c[1]["pattern"] == "seq", c[1]["bytes"], c[0][1])):
         med = lambda v, m: C.median(t, v, disk, job, m) if v else np.nan
         d = lambda m: med(bounce, m) - med(base, m)
         nbytes = sh["bytes"]
@@ -113,28 +104,21 @@ def points(run):
     return out
 
 
-def per_rep_deltas(t, disk, job, a, b, metric):
-    """{rep: a - b} of one metric, the reps both variants have."""
-    ra, rb = ({r: float(x) for r, x in C.rows(t, metric, [v], disk, job)[["rep", "value"]]
-               .itertuples(index=False)} for v in (a, b))
-    return {r: ra[r] - rb[r] for r in sorted(set(ra) & set(rb))}
-
-
 def repeat_pct(t, disk, job, a, b):
     """{part: spread}: how far each part, taken boot by boot (a less b of
     the same rep), spreads across the reps, as % of the added time per
     I/O (a part near 0 is not blown up by its own smallness); {} with
     fewer than two reps."""
-    window = per_rep_deltas(t, disk, job, a, b, WINDOW)
-    scale = abs(float(np.median(list(window.values())))) if window else 0.0
+    def deltas(metric):
+        ra, rb = ({r: float(x) for r, x in C.rows(t, metric, [v], disk, job)[["rep", "value"]]
+                   .itertuples(index=False)} for v in (a, b))
+        return [ra[r] - rb[r] for r in sorted(set(ra) & set(rb))]
+    window = deltas(WINDOW)
+    scale = abs(float(np.median(window))) if window else 0.0
     if len(window) < 2 or scale == 0:
         return {}
-    out = {}
-    for p in X.PART_NAMES:
-        deltas = list(per_rep_deltas(t, disk, job, a, b, X.metric_key(p)).values())
-        if len(deltas) >= 2:
-            out[p] = 100 * (max(deltas) - min(deltas)) / scale
-    return out
+    return {p: 100 * (max(x) - min(x)) / scale for p in X.PART_NAMES
+            if len(x := deltas(X.metric_key(p))) >= 2}
 
 
 def _spread_text(pts, bound, base, bounce):

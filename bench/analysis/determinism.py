@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Which cells of an exact clock are deterministic: a run -> its cells'
-spreads (cells, undecided), and the verdict of a pair of such cells
-(compare). A cell (variant, disk, job, pressure, metric) is deterministic
+spreads (cells, undecided); stats.exact_compare decides a pair of such
+cells. A cell (variant, disk, job, pressure, metric) is deterministic
 with at least MIN_REPS values that spread, (max - min) / median, within
 the bound (lab.conf's determinism_bound_pct, metric_bound); the method
 is bench/README.md's "Repetitions and verdicts".
@@ -44,7 +44,7 @@ def bound_pct(lab):
 def metric_bound(metric, bound, disk=""):
     """The bound (%) of one metric: the run's, at least one histogram
     bucket for a latency percentile; twice that for a within-boot ratio."""
-    sides = 2 if "/" in str(disk) else 1
+    sides = 2 if C.is_ratio(disk) else 1
     return sides * (max(bound, FIO_BUCKET_PCT) if _PERCENTILE.search(metric) else bound)
 
 
@@ -64,36 +64,29 @@ def cells(run, slots=None):
     """One row per primary cell (of those slots, default all) of a
     performance job on an exact disk: variant, disk, job, pressure,
     metric, n, spread_pct, deterministic."""
-    cols = ["variant", "disk", "job", "pressure", "metric", "n", "spread_pct",
-            "deterministic"]
-    exact = run.exact_disks
-    t = run.tidy[run.tidy["disk"].isin(exact)] if exact else run.tidy.iloc[0:0]
     # integrity jobs answer with bad blocks, not their I/O time
-    t = t[t["job"].isin(run.performance_jobs)]
-    if t.empty:
-        return pd.DataFrame(columns=cols)
-    bound = run.bound_pct
+    t = run.tidy[run.tidy["disk"].isin(run.exact_disks) &
+                 run.tidy["job"].isin(run.performance_jobs)]
     rows = []
     for job, tj in t.groupby("job"):
         primary = {m for slot, m in M.primary_metrics(job, sorted(set(tj["metric"]))).items()
                    if slots is None or slot in slots}
         tj = tj[tj["metric"].isin(primary)]
-        for key, g in tj.groupby(["variant", "disk", "pressure", "metric"]):
-            s = spread_pct(g["value"])
-            b = metric_bound(key[3], bound, key[1])
-            rows.append(dict(variant=key[0], disk=key[1], job=job, pressure=key[2],
-                             metric=key[3], n=len(g), spread_pct=s,
-                             deterministic=bool(np.isfinite(s) and s <= b)))
-    return pd.DataFrame(rows, columns=cols)
+        for (variant, disk, pressure, metric), g in tj.groupby(
+                ["variant", "disk", "pressure", "metric"]):
+            rows.append(dict(variant=variant, disk=disk, job=job, pressure=pressure,
+                             metric=metric, n=len(g), spread_pct=spread_pct(g["value"]),
+                             deterministic=is_deterministic(
+                                 g["value"], metric_bound(metric, run.bound_pct, disk))))
+    return pd.DataFrame(rows, columns=["variant", "disk", "job", "pressure", "metric", "n",
+                                       "spread_pct", "deterministic"])
 
 
 def deciding_cells(run):
     """The cells that decide whether an entry needs more reps: the I/O-time
     slots of the unprobed performance jobs but the sweep's."""
-    c = cells(run, slots=EXACT_SLOTS)
-    c = c[~c["job"].map(C.is_probed).astype(bool)]
-    sweep = [run.sweep_shape(j) is not None for j in c["job"]]
-    return c[~np.array(sweep, dtype=bool)] if len(c) else c
+    c, asked = cells(run, slots=EXACT_SLOTS), run.question_jobs
+    return c[np.array([j in asked and run.sweep_shape(j) is None for j in c["job"]], bool)]
 
 
 def undecided(run):
@@ -109,7 +102,7 @@ def undecided(run):
     for b in boots.itertuples(index=False):
         for d in str(b.disk).split("+"):
             where.setdefault((b.variant, b.pressure, d), b.disk)
-    c["boot_disk"] = [where.get((r.variant, r.pressure, r.disk.split("/")[0]), "")
+    c["boot_disk"] = [where.get((r.variant, r.pressure, C.first_disk(r.disk)), "")
                       for r in c.itertuples()]
     return c
 
@@ -119,15 +112,3 @@ def is_deterministic(values, bound):
     s = spread_pct(values)
     return bool(np.isfinite(s) and s <= bound)
 
-
-def compare(a_vals, b_vals, bound):
-    """A pair of deterministic cells: the ratio of medians, its interval
-    ratio / (1 + bound) to ratio * (1 + bound) (bound in %), and whether
-    that excludes 1."""
-    ma, mb = float(np.median(a_vals)), float(np.median(b_vals))
-    ratio = mb / ma if ma else np.nan
-    f = 1 + bound / 100
-    lo, hi = ratio / f, ratio * f
-    return dict(ratio=ratio, ci_low=lo, ci_high=hi, mde_pct=bound,
-                changed=bool(np.isfinite(ratio) and (lo > 1 or hi < 1)),
-                analysis=f"{EXACT}: bound ±{bound:g}%")

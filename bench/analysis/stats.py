@@ -126,11 +126,6 @@ def _signs(n, n_perm, seed):
     return np.vstack([np.ones((1, n)), s]), False
 
 
-def _tol(*arrays):
-    scale = max(float(np.nanmax(np.abs(a))) if np.size(a) else 0.0 for a in arrays)
-    return 1e-9 * max(scale, 1e-300)
-
-
 def _share(z, n_rows, stat, tol=1):
     """Per row of z, the share of the statistics stat(rows of z) (T,
     n_rows), the observed first, at least as far from 0 as the observed:
@@ -140,7 +135,8 @@ def _share(z, n_rows, stat, tol=1):
     for i in range(0, len(z), step):
         zc = z[i:i + step]
         st = stat(zc)
-        out[i:i + step] = (st >= st[:, :1] - _tol(zc) * tol).mean(1)
+        scale = max(float(np.nanmax(np.abs(zc))) if np.size(zc) else 0.0, 1e-300)
+        out[i:i + step] = (st >= st[:, :1] - 1e-9 * scale * tol).mean(1)
     return out
 
 
@@ -259,15 +255,6 @@ def cell_seed(*key):
     return SEED ^ zlib.crc32("|".join(map(str, key)).encode())
 
 
-def _ratio(num, den):
-    """num/den with 0/0 = 1 (both zero: no change) and x/0 = inf."""
-    num = np.asarray(num, dtype=float)
-    den = np.asarray(den, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = num / den
-    return np.where((num == 0) & (den == 0), 1.0, r)
-
-
 def median_ci(x, n_boot=N_BOOT, seed=SEED, level=LEVEL):
     """Median of x and its percentile bootstrap CI (for bar whiskers)."""
     x = np.asarray(x, dtype=float)
@@ -355,6 +342,15 @@ def _spread(groups):
     return math.sqrt(ss / df), df, quantised
 
 
+def _sides(a_vals, b_vals, **cols):
+    """The verdict columns of a pair before its test: sizes and medians."""
+    return dict(n_a=len(a_vals), n_b=len(b_vals),
+                median_a=float(np.median(a_vals)) if len(a_vals) else np.nan,
+                median_b=float(np.median(b_vals)) if len(b_vals) else np.nan,
+                ratio=np.nan, ci_low=np.nan, ci_high=np.nan, mde_pct=np.nan,
+                p_value=np.nan, **cols)
+
+
 def mde_pct(sd, df, n_a, n_b, paired=False):
     """The MDE in % (bench/README.md); NaN when it cannot be given."""
     if not np.isfinite(sd) or sd <= 0 or df < 1:
@@ -372,17 +368,16 @@ def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
     for the MDE (default: these two sides)."""
     a_vals = np.asarray(a_vals, dtype=float)
     b_vals = np.asarray(b_vals, dtype=float)
-    n_a, n_b = len(a_vals), len(b_vals)
-    out = dict(n_a=n_a, n_b=n_b,
-               median_a=float(np.median(a_vals)) if n_a else np.nan,
-               median_b=float(np.median(b_vals)) if n_b else np.nan,
-               ratio=np.nan, ci_low=np.nan, ci_high=np.nan, mde_pct=np.nan,
-               verdict=NO_DATA, note="", p_value=np.nan, analysis="")
+    out = _sides(a_vals, b_vals, verdict=NO_DATA, note="", analysis="")
+    n_a, n_b = out["n_a"], out["n_b"]
     if not n_a or not n_b:
         return out
     logs = _logs(a_vals, b_vals)
     if logs is None:
-        out["ratio"] = float(_ratio(out["median_b"], out["median_a"]))
+        # 0/0 = 1 (both zero: no change), x/0 = inf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.float64(out["median_b"]) / out["median_a"]
+        out["ratio"] = 1.0 if out["median_b"] == out["median_a"] == 0 else float(ratio)
     else:
         out["ratio"] = float(np.exp(logs[1].mean() - logs[0].mean()))
     blocked = False
@@ -431,15 +426,18 @@ def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
 
 
 def exact_compare(metric, a_vals, b_vals, bound):
-    """compare()'s columns for a pair of deterministic cells."""
-    r = D.compare(a_vals, b_vals, bound)
-    return dict(n_a=len(a_vals), n_b=len(b_vals),
-                median_a=float(np.median(a_vals)), median_b=float(np.median(b_vals)),
-                ratio=r["ratio"], ci_low=r["ci_low"], ci_high=r["ci_high"],
-                mde_pct=r["mde_pct"], p_value=np.nan, analysis=r["analysis"],
-                verdict=word(metric, r["ratio"] > 1) if r["changed"] else NO_DIFF,
-                note=(f"exact clock: {len(a_vals)} and {len(b_vals)} reps spread "
-                      f"{D.spread_pct(a_vals):.2g}% and {D.spread_pct(b_vals):.2g}%"))
+    """compare()'s columns for a pair of deterministic cells: the ratio of
+    medians, its interval ratio / (1 + bound) to ratio * (1 + bound) (bound
+    in %), a change where that excludes 1."""
+    out = _sides(a_vals, b_vals, analysis=f"{D.EXACT}: bound ±{bound:g}%")
+    ratio = out["median_b"] / out["median_a"] if out["median_a"] else np.nan
+    f = 1 + bound / 100
+    out.update(ratio=ratio, ci_low=ratio / f, ci_high=ratio * f, mde_pct=bound,
+               note=(f"exact clock: {len(a_vals)} and {len(b_vals)} reps spread "
+                     f"{D.spread_pct(a_vals):.2g}% and {D.spread_pct(b_vals):.2g}%"))
+    changed = np.isfinite(ratio) and (ratio / f > 1 or ratio * f < 1)
+    out["verdict"] = word(metric, ratio > 1) if changed else NO_DIFF
+    return out
 
 
 def is_exact(df):
@@ -472,67 +470,67 @@ def _seed_note(seeds, sa, sb, exact):
 def verdicts(run, n_boot=N_PERM, min_effect=None):
     """The verdict table of a run (the module docstring), adjusted
     (adjust()) and labelled (relevance(); min_effect: its overrides)."""
-    rows = []
-    kernels = run.kernels
-    jobs = run.jobs
+    jobs, bound, asked = run.jobs, run.bound_pct, run.question_jobs
     if jobs.empty:
         return pd.DataFrame(columns=VERDICT_COLUMNS + RELEVANCE_COLUMNS)
     tidy = run.tidy[~run.tidy["metric"].isin(M.TOTALS)]
-    exact_disks, bound = run.exact_disks, run.bound_pct
-    perf_jobs = run.performance_jobs
     seeds = dict(zip(run.boots["boot"], run.boots["seed"]))
-    cells = sorted(set(map(tuple, jobs[["disk", "job", "pressure"]].to_numpy())) |
-                   set(map(tuple, tidy[["disk", "job", "pressure"]].to_numpy())))
-    # split by cell once: filtering per cell took most of the time
     key = ["disk", "job", "pressure"]
-    job_cells = {k: g for k, g in jobs.groupby(key, sort=False)}
-    tidy_cells = {k: g for k, g in tidy.groupby(key, sort=False)}
+    cells = sorted(set(map(tuple, jobs[key].to_numpy())) | set(map(tuple, tidy[key].to_numpy())))
+    # split by cell once: filtering per cell took most of the time
+    job_cells, tidy_cells = (dict(tuple(t.groupby(key, sort=False))) for t in (jobs, tidy))
+    rows = []
     for disk, job, pressure in cells:
         # a within-boot ratio "A/B" (tidy.py) answers for the jobs of A
-        jdisk = str(disk).split("/")[0]
-        cjobs = job_cells.get((jdisk, job, pressure), jobs.iloc[:0])
+        cjobs = job_cells.get((C.first_disk(disk), job, pressure), jobs.iloc[:0])
         labels = run.in_pair_order(set(cjobs["variant"]))
         cell = tidy_cells.get((disk, job, pressure), tidy.iloc[:0])
         cell_metrics = sorted(set(cell["metric"]), key=M.order)
         primary = {m: slot for slot, m in M.primary_metrics(job, cell_metrics).items()}
         # each metric's values by label, in (rep, boot) order
-        by_metric = {m: g.sort_values(["rep", "boot"]) for m, g in cell.groupby("metric")}
-        by_label = {m: dict(tuple(g.groupby("variant", sort=False))) for m, g in by_metric.items()}
+        by_label = {m: dict(tuple(g.sort_values(["rep", "boot"]).groupby("variant", sort=False)))
+                    for m, g in cell.groupby("metric")}
         empty = cell.iloc[:0]
+
+        def side(v, parity=None):
+            """A label's rows of a metric; parity: of its odd (1) or even (0) reps."""
+            def pick(m):
+                x = by_label[m].get(v, empty)
+                return x if parity is None else x[x["rep"] % 2 == parity]
+            return pick
+
         pooled = {}
-        for metric in by_metric:
-            groups = [by_label[metric].get(v, empty)["value"].to_numpy(float) for v in labels]
-            logs = _logs(*[x for x in groups if len(x)])
+        for metric in by_label:
+            logs = _logs(*[x for x in (side(v)(metric)["value"].to_numpy(float) for v in labels)
+                           if len(x)])
             pooled[metric] = _spread(logs) if logs else (np.nan, 0, False)
-        exact = disk in exact_disks
+        exact = disk in run.exact_disks
+        decides = exact and job in run.performance_jobs
         # the bound decides only where no label's reps spread beyond it:
         # what the seed moves one kernel's cell by it may move another's
         repeats = {m: not any(len(g) >= D.MIN_REPS and
                               not D.is_deterministic(g["value"], D.metric_bound(m, bound, disk))
                               for g in by_label[m].values())
-                   for m in by_label} if exact else {}
+                   for m in by_label} if decides else {}
 
         def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics,
                  halves=False):
             """The rows of one pair: pick_a/pick_b give a side's rows of a
             metric. halves: a label's split halves, where one rep a side
             is the question itself (what the seed moves), not too few."""
-            def exact_side(v, mbound):
-                return D.is_deterministic(v, mbound) or (halves and len(v) == 1)
-
             for metric in metrics:
                 sa, sb = pick_a(metric), pick_b(metric)
                 va, vb = sa["value"], sb["value"]
-                seed = cell_seed(metric, disk, job, pressure, a, b)
                 mbound = D.metric_bound(metric, bound, disk)
-                if (exact and job in perf_jobs and repeats[metric] and exact_side(va, mbound) and
-                        exact_side(vb, mbound) and np.median(va) > 0):
+                if (decides and repeats[metric] and
+                        all(D.is_deterministic(v, mbound) or (halves and len(v) == 1)
+                            for v in (va, vb)) and np.median(va) > 0):
                     res = exact_compare(metric, va.to_numpy(float),
                                         vb.to_numpy(float), mbound)
                 else:
-                    res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot, seed,
-                                  sa["rep"].tolist(), sb["rep"].tolist(),
-                                  pooled.get(metric))
+                    res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot,
+                                  cell_seed(metric, disk, job, pressure, a, b),
+                                  sa["rep"].tolist(), sb["rep"].tolist(), pooled.get(metric))
                 notes = [res["note"]] if res["note"] else []
                 if res["verdict"] == NO_DATA:
                     notes = [_missing_reason(l, j, metric)
@@ -554,38 +552,28 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                                  slot=primary.get(metric, ""), control=control,
                                  **res))
 
-        def label_of(v):
-            return lambda m: by_label[m].get(v, empty)
-
+        candidate = ROLES.is_candidate(run, disk)
         for i, a in enumerate(labels):
             for b in labels[i + 1:]:
-                ja, jb = cjobs[cjobs["variant"] == a], cjobs[cjobs["variant"] == b]
-                ka, kb = kernels.get(a), kernels.get(b)
-                bounce_why = None
-                if ROLES.is_candidate(run, disk):
-                    for label, side in ((a, ja), (b, jb)):
-                        if run.roles.get(label) == ROLES.BOUNCE:
-                            why = bounce_check(side)
-                            if why:
-                                bounce_why = f"{label}: {why}"
-                pair(a, b, label_of(a), label_of(b), ja, jb,
-                     AA if ka and ka == kb else "A/B", ROLES.is_aa_pair(run, a, b, disk),
-                     bounce_why, cell_metrics)
-        if not exact or job not in perf_jobs or C.is_probed(job):
+                ja, jb = (cjobs[cjobs["variant"] == v] for v in (a, b))
+                ka, kb = run.kernels.get(a), run.kernels.get(b)
+                # the bounce variant's sides that did not prove the path ran
+                whys = [f"{v}: {why}" for v, side_jobs in ((a, ja), (b, jb))
+                        if candidate and run.roles.get(v) == ROLES.BOUNCE and
+                        (why := bounce_check(side_jobs))]
+                pair(a, b, side(a), side(b), ja, jb, AA if ka and ka == kb else "A/B",
+                     ROLES.is_aa_pair(run, a, b, disk), whys[-1] if whys else None,
+                     cell_metrics)
+        if not exact or job not in asked:
             continue
         for v in labels:
-            reps = set(cell.loc[cell["variant"] == v, "rep"].dropna().astype(int))
-            if {r % 2 for r in reps} != {0, 1}:
+            if set(cell.loc[cell["variant"] == v, "rep"].dropna().astype(int) % 2) != {0, 1}:
                 continue
             jv = cjobs[cjobs["variant"] == v]
-            def half_of(m, p, v=v):
-                x = by_label[m].get(v, empty)
-                return x[x["rep"] % 2 == p]
-            half = {h: (lambda m, p=p: half_of(m, p)) for h, p in ((ODD, 1), (EVEN, 0))}
+            odd, even = side(v, 1), side(v, 0)
             # primary metrics only, and only where both halves have values
-            pair(split_label(v, ODD), split_label(v, EVEN), half[ODD], half[EVEN], jv, jv,
-                 AA, True, None, [m for m in cell_metrics if m in primary and
-                                  all(len(f(m)) for f in half.values())],
+            pair(split_label(v, ODD), split_label(v, EVEN), odd, even, jv, jv, AA, True, None,
+                 [m for m in cell_metrics if m in primary and len(odd(m)) and len(even(m))],
                  halves=True)
     return relevance(adjust(pd.DataFrame(rows, columns=VERDICT_COLUMNS)), min_effect)
 
@@ -629,30 +617,10 @@ NOT_ADJUSTED = "not significant after adjustment (its own CI excludes 1)"
 RELEVANCE_COLUMNS = ["relevance", "min_effect_pct"]
 
 
-def ci_excludes_1(row):
+def _ci(row):
+    """A row's (ci_low, ci_high) when both are finite, else None."""
     lo, hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
-    return bool(np.isfinite(lo) and np.isfinite(hi) and (lo > 1 or hi < 1))
-
-
-def _no_difference(row):
-    """"no difference, could detect ±X%": X the MDE, else the CI's reach."""
-    x = row.get("mde_pct", np.nan)
-    if not np.isfinite(x):
-        lo, hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
-        if np.isfinite(lo) and np.isfinite(hi) and lo > 0:
-            x = 100 * max(abs(lo - 1), abs(hi - 1))
-    if not np.isfinite(x):
-        return NO_DIFFERENCE
-    return f"{NO_DIFFERENCE}, could detect " + (f"±{x:.2g}%" if x >= 0.01 else "±<0.01%")
-
-
-def _equivalent(row):
-    """EQUIVALENT "(CI within ±X%)" where the row's CI lies within ±its
-    smallest effect of interest X, else None."""
-    lo, hi, x = row.get("ci_low", np.nan), row.get("ci_high", np.nan), row["min_effect_pct"]
-    if np.isfinite(lo) and np.isfinite(hi) and 1 - x / 100 <= lo and hi <= 1 + x / 100:
-        return f"{EQUIVALENT} (CI within ±{x:g}%)"
-    return None
+    return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else None
 
 
 def is_decided(label):
@@ -667,6 +635,26 @@ def effect_pct(ratio):
     return 100 * abs(r - 1) if np.isfinite(r) else np.inf
 
 
+def _relevance(row):
+    """One row's relevance label (relevance())."""
+    v, ci, x = row["verdict"], _ci(row), row["min_effect_pct"]
+    if is_significant(v):
+        return RELEVANT if effect_pct(row["ratio"]) >= x else NEGLIGIBLE
+    if v != NO_DIFF:
+        return TOO_FEW_REPS if is_too_few(v) else ""
+    if ci and 1 - x / 100 <= ci[0] and ci[1] <= 1 + x / 100:
+        return f"{EQUIVALENT} (CI within ±{x:g}%)"
+    if ci and (ci[0] > 1 or ci[1] < 1):
+        return NOT_ADJUSTED
+    # no difference, could detect ±the MDE, else ±the CI's reach
+    d = row.get("mde_pct", np.nan)
+    if not np.isfinite(d) and ci and ci[0] > 0:
+        d = 100 * max(abs(ci[0] - 1), abs(ci[1] - 1))
+    if not np.isfinite(d):
+        return NO_DIFFERENCE
+    return f"{NO_DIFFERENCE}, could detect " + (f"±{d:.2g}%" if d >= 0.01 else "±<0.01%")
+
+
 def relevance(df, min_effect=None):
     """df with RELEVANCE_COLUMNS: whether each row's verdict matters
     against its metric's smallest effect of interest (metrics.min_effect);
@@ -674,22 +662,7 @@ def relevance(df, min_effect=None):
     df = df.copy()
     levels = df["pressure"] if "pressure" in df else [None] * len(df)
     df["min_effect_pct"] = [M.min_effect(m, min_effect, p) for m, p in zip(df["metric"], levels)]
-    out = []
-    for r in df.to_dict("records"):
-        v = r["verdict"]
-        if is_significant(v):
-            out.append(RELEVANT if effect_pct(r["ratio"]) >= r["min_effect_pct"] else NEGLIGIBLE)
-        elif v == NO_DIFF and _equivalent(r):
-            out.append(_equivalent(r))
-        elif v == NO_DIFF and ci_excludes_1(r):
-            out.append(NOT_ADJUSTED)
-        elif v == NO_DIFF:
-            out.append(_no_difference(r))
-        elif is_too_few(v):
-            out.append(TOO_FEW_REPS)
-        else:
-            out.append("")
-    df["relevance"] = out
+    df["relevance"] = [_relevance(r) for r in df.to_dict("records")]
     return df
 
 

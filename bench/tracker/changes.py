@@ -139,21 +139,24 @@ def is_headline(metric, job):
 
 def newest_run(df):
     """The run id that sorts last by date (None: empty)."""
-    order = table.run_order(df) if not df.empty else {}
-    return max(order, key=order.get) if order else None
+    order = table.run_order(df)
+    return max(order, key=order.get, default=None)
+
+
+def headline(ch):
+    """The headline pairs of ch, by date, metric order and cell."""
+    ch = ch.loc[[is_headline(m, j) for m, j in zip(ch["metric"], ch["job"])]]
+    return ch.assign(_m=ch["metric"].map(metrics.order)).sort_values(
+        ["started_b", "_m", "job", "disk", "pressure", "variant"]).drop(columns="_m")
 
 
 def moved(ch, run_id):
     """(the headline pairs that end in run_id, those that moved)."""
-    pairs = ch[(ch["run_b"] == run_id) &
-               [is_headline(m, j) for m, j in zip(ch["metric"], ch["job"])]] if len(ch) else ch
+    pairs = headline(ch[ch["run_b"] == run_id])
     if pairs.empty:
         return pairs, pairs
     pairs = stats.relevance(pairs)
-    out = pairs[pairs["relevance"].map(stats.is_relevant)]
-    out = out.assign(_m=out["metric"].map(metrics.order)).sort_values(
-        ["_m", "job", "disk", "pressure", "variant"]).drop(columns="_m")
-    return pairs, out
+    return pairs, pairs[pairs["relevance"].map(stats.is_relevant)]
 
 
 def _labels(r):

@@ -168,11 +168,9 @@ def plot(history_dir, n_boot=stats.N_BOOT, gp_dir=plots.GP_DIR):
     ch.to_csv(os.path.join(history_dir, table.CHANGES_FILE), index=False, float_format="%.6g")
     pdir = os.path.join(history_dir, table.PLOTS_DIR)
     # a figure whose cell left the history (a rebuild) must not linger
-    if os.path.isdir(pdir):
-        for f in os.listdir(pdir):
-            if (f.startswith(("history-", V.PREFIX + "-")) and
-                    f.endswith((".png", ".svg"))):
-                os.remove(os.path.join(pdir, f))
+    for f in os.listdir(pdir) if os.path.isdir(pdir) else []:
+        if f.startswith(("history-", V.PREFIX + "-")) and f.endswith((".png", ".svg")):
+            os.remove(os.path.join(pdir, f))
     p = make(df, ch, pdir, gp_dir)
     V.write(df, ch, p.figures, p.errors, os.path.join(history_dir, table.REPORT_FILE))
     return df, ch, p

@@ -9,6 +9,7 @@ import datetime as dt
 import os
 
 import numpy as np
+import pandas as pd
 
 from analysis import md, metrics, plots, roles, stats
 from lab import jobname as J
@@ -22,6 +23,7 @@ MARKERS = (      # where the bounce path changed upstream
 DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"), "B/GiB": (1.0 / (1 << 20), "MiB/GiB")}
 OTHER = "other"         # a role the lab does not know: after roles.PAIR_ORDER's
 NOT_MEASURED = "not measured"
+INTEGRITY = ("integrity_bad_blocks", "integrity_checked_blocks")
 
 
 def markers(versions):
@@ -49,8 +51,8 @@ def axis(df):
     for v in table.sort_versions(d["kernel_source_version"]):
         g = d[d["kernel_source_version"] == v]
         rel = [r for r in g["kernel_release"] if r]
-        common = sorted(set(rel), key=lambda r: (-rel.count(r), r))
-        out.append(dict(version=v, release=common[0] if common else table.upstream(v),
+        out.append(dict(version=v, release=min(rel, key=lambda r: (-rel.count(r), r),
+                                               default=table.upstream(v)),
                         package=next((p for p in g["source_package"] if p), "") or
                         table.package_of("", v)))
     return out
@@ -58,10 +60,9 @@ def axis(df):
 
 def pick(sel, col, version, label):
     """The row of a kernel's cell (col: metric, disk, job, pressure), or None."""
-    metric, disk, job, pressure = col
-    rows = sel[(sel["kernel_source_version"] == version) & (sel["variant"] == label) &
-               (sel["metric"] == metric) & (sel["disk"] == disk) & (sel["job"] == job) &
-               (sel["pressure"] == pressure)]
+    key = dict(zip(("metric", "disk", "job", "pressure"), col),
+               kernel_source_version=version, variant=label)
+    rows = sel[(sel[list(key)] == pd.Series(key)).all(axis=1)]
     return rows.iloc[0] if len(rows) else None
 
 
@@ -69,10 +70,10 @@ def scale_of(metric):
     return DISPLAY_UNITS.get(metrics.unit(metric), (1.0, metrics.unit(metric)))
 
 
-def _total(rows, metric):
-    """The sum of a metric's values over rows (None: none)."""
+def _total(rows, metric, missing=None):
+    """The sum of a metric's values over rows (missing: none)."""
     sel = rows[rows["metric"] == metric]
-    return None if sel.empty else float(sum(table.values(v).sum() for v in sel["values"]))
+    return missing if sel.empty else float(sum(table.values(v).sum() for v in sel["values"]))
 
 
 def kernels(sel, versions):
@@ -108,8 +109,7 @@ def reading(sel, labels):
             bounced.append(f"{name} ({', '.join(what)})")
         else:
             none.append(name)
-        bad, checked = (_total(g, m) for m in ("integrity_bad_blocks",
-                                                "integrity_checked_blocks"))
+        bad, checked = (_total(g, m) for m in INTEGRITY)
         ibios = _total(g[g["job"].isin(set(g[g["metric"] == "integrity_bad_blocks"]["job"]))],
                        "bounces")
         if bad is None:
@@ -234,14 +234,13 @@ def runs_rows(df, order):
 
 def integrity_lines(df):
     """## Data integrity: bad / checked blocks per run and variant; [] without."""
-    sel = df[df["metric"].isin(["integrity_bad_blocks", "integrity_checked_blocks"])]
+    sel = df[df["metric"].isin(INTEGRITY)]
     if sel.empty:
         return []
     rows, corrupt = [], set()
     for (_, run, ver, v), g in sel.groupby(["started", "run_id", "kernel_source_version",
                                             "variant"]):
-        bad, checked = (np.nan if t is None else t for t in (
-            _total(g, "integrity_bad_blocks"), _total(g, "integrity_checked_blocks")))
+        bad, checked = (_total(g, m, np.nan) for m in INTEGRITY)
         if bad > 0:
             corrupt.add((run, v))
         star = "**" if bad else ""
@@ -274,13 +273,10 @@ def changes_lines(ch):
     """## Significant changes: the headline ones, the count of the others."""
     out = ["## Significant changes", "", SIG_TEXT, ""]
     sig = changes.significant(ch)
-    head = sig[[changes.is_headline(m, j) for m, j in zip(sig["metric"], sig["job"])]] \
-        if not sig.empty else sig
+    head = changes.headline(sig)
     if head.empty:
         out.append("No significant change in the headline metrics.")
     else:
-        head = head.assign(_m=head["metric"].map(metrics.order)).sort_values(
-            ["started_b", "_m", "job", "disk", "pressure", "variant"])
         out.append(md.table(
             ["metric", "job", "disk", "pressure", "variant", "from run", "to run", "median",
              "ratio", "verdict", "note"],

@@ -101,16 +101,13 @@ def load(history_dir):
     for col in HISTORY_COLUMNS:
         if col not in df.columns:
             df[col] = "unknown" if col in ("kernel_source_version", "git_revision") else ""
-    for col in ("kernel_variant", "label"):
-        blank = df[col] == ""
-        df.loc[blank, col] = df.loc[blank, "variant"]
-    for col, fill, src in (("source_package", package_of, ("kernel_release",
-                                                          "kernel_source_version")),
-                           ("role", fallback_role, ("variant", "kernel_variant"))):
+    for col, fill, src in (("kernel_variant", str, ["variant"]), ("label", str, ["variant"]),
+                           ("source_package", package_of, ["kernel_release",
+                                                           "kernel_source_version"]),
+                           ("role", fallback_role, ["variant", "kernel_variant"])):
         blank = df[col] == ""
         if blank.any():
-            df.loc[blank, col] = [fill(a, b) for a, b in
-                                  zip(df.loc[blank, src[0]], df.loc[blank, src[1]])]
+            df.loc[blank, col] = [fill(*x) for x in df.loc[blank, src].itertuples(index=False)]
     for col in NUMERIC:
         df[col] = pd.to_numeric(df[col], errors="coerce")
     df["n"] = df["n"].astype("Int64")
@@ -189,10 +186,9 @@ def date(run):
 def kernel_identity(run):
     """label -> its kernel (package, version, suite, release): build-info.json,
     meta.json "kernels", else the run's base (for a label of its package)."""
-    meta = run.meta if isinstance(run.meta, dict) else {}
-    kernels = meta.get("kernels") if isinstance(meta.get("kernels"), dict) else {}
-    meta_pkg, meta_ver = (_meta_str(meta, k) for k in ("kernel_source_package",
-                                                        "kernel_source_version"))
+    kernels = run.meta.get("kernels") if isinstance(run.meta.get("kernels"), dict) else {}
+    meta_pkg, meta_ver = (_meta_str(run.meta, k) for k in ("kernel_source_package",
+                                                            "kernel_source_version"))
     builds = {}
     for label, bdir in zip(run.boots["variant"], run.boots["dir"]):
         if not builds.get(label) and bdir:
@@ -326,12 +322,12 @@ def rebuild(results_dir, history_dir, n_boot=stats.N_BOOT, exclude=()):
         if not os.path.isdir(path):
             continue
         pat = next((g for g in exclude if fnmatch.fnmatchcase(name, g)), None)
-        if os.path.realpath(path) == hist:
-            out.append((path, "skipped", f"{path}: the history folder itself: skipped"))
-        elif pat:
-            out.append((path, "skipped", f"{path}: excluded by --exclude '{pat}': skipped"))
-        elif not os.path.isfile(os.path.join(path, "boots.tsv")):
-            out.append((path, "skipped", f"{path}: not a run (no boots.tsv): skipped"))
+        why = ("the history folder itself" if os.path.realpath(path) == hist else
+               f"excluded by --exclude '{pat}'" if pat else
+               "" if os.path.isfile(os.path.join(path, "boots.tsv")) else
+               "not a run (no boots.tsv)")
+        if why:
+            out.append((path, "skipped", f"{path}: {why}: skipped"))
         else:
             paths.append(path)
     return sorted(out + [(p, "skipped" if s in ("refused", "not a run") else "added",

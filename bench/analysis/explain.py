@@ -2,16 +2,9 @@
 """Where two kernels' instructions differ, symbol by symbol: the exact
 differential profile of one job (bench/explain prints it). Two sides, A
 and B (a label of a run, or one label in two runs), of one cell -> per I/O
-of the job, B - A instructions per symbol (the mean of each side's boots)
-with its part of the bounce, calls, copy and range over reps paired by
-rep (one seed); the rest, the user's, the unnamed kernel's and the total,
-the counted delta of the window (up to rounding: summary "gap").
-
-A side is exact when its boots' window instructions per I/O spread within
-the determinism bound: every delta is then a count. The bounce-page
+of the job, B - A instructions per symbol (differ). The bounce-page
 counter runs in the window only in a job without a probed twin (about
-1.5 % of a 4 KiB read on pre-fixed): instruments_note says when the sides
-differ there.
+1.5 % of a 4 KiB read on pre-fixed): instruments_note.
 """
 import os
 from dataclasses import dataclass, field
@@ -65,16 +58,17 @@ def run_jobs(run_dir):
     return j[j["state"] == "ok"]
 
 
-def _choose(what, asked, found, where):
-    """asked, among found; found's first when None; else ExplainError."""
+def _choose(rows, col, what, asked, found, where):
+    """(asked, among found; found's first when None; rows of it in col);
+    else ExplainError."""
     if asked is None:
         if not found:
             raise ExplainError(f"no {what} with instruction counts in {where}")
-        return found[0]
+        asked = found[0]
     if asked not in found:
         raise ExplainError(f"unknown {what} '{asked}' in {where} "
                            f"(there: {', '.join(found) or 'none'})")
-    return asked
+    return asked, rows[rows[col] == asked]
 
 
 def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cache=None):
@@ -87,18 +81,16 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
     jobs = run_jobs(run_dir) if jobs is None else jobs
     lab = L.load(run_dir)
     where = f"run {os.path.basename(run_dir)}"
-    labels = list(dict.fromkeys(jobs["variant"]))
-    label = _choose("variant", label, labels, where)
-    mine = jobs[jobs["variant"] == label]
-    cands = [d for d in dict.fromkeys(mine["disk"]) if L.disk_role(lab, d) == "bounce-candidate"]
-    disk = _choose("disk", disk, cands + [d for d in dict.fromkeys(mine["disk"])
-                                          if d not in cands], f"{where}, {label}")
-    mine = mine[mine["disk"] == disk]
-    job = _choose("job", job, list(dict.fromkeys(mine["job"])), f"{where}, {label} on {disk}")
-    mine = mine[mine["job"] == job]
+    label, mine = _choose(jobs, "variant", "variant", label, list(dict.fromkeys(jobs["variant"])),
+                          where)
+    disks = sorted(dict.fromkeys(mine["disk"]),
+                   key=lambda d: L.disk_role(lab, d) != "bounce-candidate")
+    disk, mine = _choose(mine, "disk", "disk", disk, disks, f"{where}, {label}")
+    job, mine = _choose(mine, "job", "job", job, list(dict.fromkeys(mine["job"])),
+                        f"{where}, {label} on {disk}")
     levels = sorted(set(mine["pressure"]), key=lambda p: (p != L.NO_PRESSURE, p))
-    pressure = _choose("pressure level", pressure, levels, f"{where}, {label} {disk} {job}")
-    mine = mine[mine["pressure"] == pressure]
+    pressure, mine = _choose(mine, "pressure", "pressure level", pressure, levels,
+                             f"{where}, {label} {disk} {job}")
     side = Side(run_dir, label, disk, job, pressure,
                 bound_pct=D.bound_pct(lab))
     cache = {} if cache is None else cache
@@ -109,15 +101,14 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
         ios = Job(jdir, boot).ios
         if prof is None or not ios or not boot.ns_per_insn:
             continue
-        counts, _ns = prof
-        per_io = {s: c / ios for s, (c, _n, _cp) in counts["syms"].items()}
-        named = sum(c for c, _n, _cp in counts["syms"].values())
-        per_io[USER] = counts["user"] / ios
-        per_io[UNNAMED] = (counts["kernel"] - named) / ios
+        counts, syms = prof[0], prof[0]["syms"]
+        # per I/O of each symbol: instructions, calls, rep movs iterations
+        for i, into in enumerate((side.per_io, side.calls, side.copy)):
+            into.append({s: v[i] / ios for s, v in syms.items()})
+        side.per_io[-1][USER] = counts["user"] / ios
+        named = sum(c for c, _n, _cp in syms.values())
+        side.per_io[-1][UNNAMED] = (counts["kernel"] - named) / ios
         side.reps.append(int(r.rep))
-        side.per_io.append(per_io)
-        side.calls.append({s: n / ios for s, (_c, n, _cp) in counts["syms"].items()})
-        side.copy.append({s: cp / ios for s, (_c, _n, cp) in counts["syms"].items()})
         side.total.append((counts["user"] + counts["kernel"]) / ios)
         # the bounce-page counter's state: "counted", "off", "absent", ...
         side.counter.add(getattr(r, "occupancy", "") or "")
@@ -244,6 +235,5 @@ def render(a, b, rows, summary):
         out.append(f"{r.symbol[:40]:<40} {r.part[:12]:<12} {_num(r.delta, 1, True):>14} {cp:>11} "
                    f"{_num(r.calls_a, 3):>16} {_num(r.calls_b, 3):>16} "
                    f"{_num(r.us, 3, True):>9}  {rng}")
-    out.append("")
-    out.append(f"the total is the counted delta within {100 * summary['gap']:.2g}%")
+    out += ["", f"the total is the counted delta within {100 * summary['gap']:.2g}%"]
     return "\n".join(out)

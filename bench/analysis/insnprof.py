@@ -63,10 +63,8 @@ def read_profile(path):
     except OSError:
         return {}
     fmt = lines[0].split()[:2] if lines else []
-    if fmt not in (["insnprof", "1"], ["insnprof", "2"]):
-        return {}
-    if "vcpus=1 " not in lines[0] + " ":
-        return {}           # racing counters: not exact, not used
+    if fmt not in (["insnprof", "1"], ["insnprof", "2"]) or "vcpus=1 " not in lines[0] + " ":
+        return {}           # not insnprof's, or racing counters: not exact, not used
     out, cur, wid = {}, None, None
     for line in lines[1:]:
         p = line.split()
@@ -77,11 +75,10 @@ def read_profile(path):
             cur = {"user": int(p[2].split("=")[1]),
                    "kernel": int(p[3].split("=")[1]), "syms": {},
                    "copy_bytes": {} if fmt[1] == "2" else None}
-        elif p[0] == "sym" and cur is not None and len(p) == 5 and fmt[1] == "1":
-            cur["syms"][p[1]] = tuple(int(x) for x in p[2:])
-        elif p[0] == "sym" and cur is not None and len(p) == 6 and fmt[1] == "2":
+        elif p[0] == "sym" and cur is not None and len(p) == 4 + int(fmt[1]):
             cur["syms"][p[1]] = tuple(int(x) for x in p[2:5])
-            cur["copy_bytes"][p[1]] = int(p[5])
+            if len(p) == 6:
+                cur["copy_bytes"][p[1]] = int(p[5])
         elif p[0] == "end" and cur is not None and int(p[1]) == wid:
             out[wid] = cur
             cur = None
@@ -116,8 +113,7 @@ def job_profile(jdir, cache=None):
     if win is None:
         return None
     path = os.path.join(boot_dir(jdir), "insnprof.txt")
-    if cache is None:
-        cache = {}
+    cache = {} if cache is None else cache
     if path not in cache:
         cache[path] = read_profile(path)
     counts = cache[path].get(win[0])

@@ -102,10 +102,9 @@ for _p in X.PART_NAMES:
 add("insn_instructions_per_io", "insns", COST, "instructions per I/O, user and kernel (exact)")
 add("insn_copy_iters_per_io", "iterations", COST, "rep movs iterations per I/O (exact)")
 add("insn_copy_bytes_per_io", "B", COST, "bytes moved by rep movs per I/O (exact)")
-add("bounce_submit_us_p50", "µs", COST, "bounce at submit per bounced bio, p50")
-add("bounce_submit_us_p99", "µs", COST, "bounce at submit per bounced bio, p99")
-add("bounce_endio_us_p50", "µs", COST, "bounce at completion per bounced bio, p50")
-add("bounce_endio_us_p99", "µs", COST, "bounce at completion per bounced bio, p99")
+for _k, _at in (("submit", "submit"), ("endio", "completion")):
+    for _p in ("p50", "p99"):
+        add(f"bounce_{_k}_us_{_p}", "µs", COST, f"bounce at {_at} per bounced bio, {_p}")
 add("bounce_us_per_gib", "µs/GiB", COST, "time in bounce functions per GiB moved")
 add("integrity_written_blocks", "blocks", LEVEL, "blocks written (integrity job)")
 add("integrity_checked_blocks", "blocks", LEVEL, "blocks checked for integrity")
@@ -150,13 +149,11 @@ PRESSURE_TOTALS = ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_u
 for _m in PRESSURE_TOTALS:
     _u, _l = METRICS[_m].unit, METRICS[_m].label
     _l = _l.replace(" over the job", "").replace(" total", "")
-    add(f"{_m}_per_s", f"{_u}/s", LEVEL, f"{_l} per second of job time",
-        min_effect=PRESSURE_MIN_EFFECT_PCT)
-    add(f"{_m}_per_gib", f"{_u}/GiB", LEVEL, f"{_l} per GiB moved",
-        min_effect=PRESSURE_MIN_EFFECT_PCT)
-    add(f"{_m}_per_mib_written", f"{_u}/MiB", LEVEL, f"{_l} per MiB written",
-        *(("primary",) if _m in ("pgsteal", "psi_some_us") else ()),
-        min_effect=PRESSURE_MIN_EFFECT_PCT)
+    for _per, _pu, _pl in (("s", "s", "second of job time"), ("gib", "GiB", "GiB moved"),
+                           ("mib_written", "MiB", "MiB written")):
+        _primary = _per == "mib_written" and _m in ("pgsteal", "psi_some_us")
+        add(f"{_m}_per_{_per}", f"{_u}/{_pu}", LEVEL, f"{_l} per {_pl}",
+            *(("primary",) if _primary else ()), min_effect=PRESSURE_MIN_EFFECT_PCT)
 TOTALS = frozenset(PRESSURE_TOTALS)
 
 
@@ -209,25 +206,25 @@ class Headline(NamedTuple):
     short: str = ""
 
 
-def _page_qd1(job):
-    """The 4 KiB QD1 jobs (not their probed twins), but the sweep's."""
-    return _not_sweep(job) and J.is_page_qd1(job)
+def _unswept(rule):
+    """rule, never true of the sweep's jobs."""
+    return lambda job: _not_sweep(job) and rule(job)
+
+
+# The 4 KiB QD1 jobs (not their probed twins), but the sweep's
+_page_qd1 = _unswept(J.is_page_qd1)
 
 
 def _rand_page(direction, twin=False):
     """The 4 KiB QD1 random jobs of a direction, but the sweep's; twin:
     with their probed twins."""
-    def rule(job):
-        return _not_sweep(job) and J.is_io(job, "rand", direction, J.PAGE_BYTES, 1,
-                                           None if twin else "")
-    return rule
+    return _unswept(lambda job: J.is_io(job, "rand", direction, J.PAGE_BYTES, 1,
+                                        None if twin else ""))
 
 
 def _seq(direction):
     """The sequential jobs of a direction, but the sweep's."""
-    def rule(job):
-        return _not_sweep(job) and J.access(job) == ("seq", direction)
-    return rule
+    return _unswept(lambda job: J.access(job) == ("seq", direction))
 
 
 def _sweep_ends(job):
@@ -323,20 +320,14 @@ PERCENTILE_KEYS = dict(_PCTS)
 BOUNCE_METRICS = ("bounces", "bounced_bytes_per_gib")
 
 
-def job_direction(job, present):
-    """"read" or "write": the direction a job is about (its name, else what
-    it measured; a write job that verifies also reads)."""
-    dirs = [d for d in _DIRS if f"{d}_iops" in present]
-    for d in J.directions(job):
-        if d in dirs:
-            return d
-    return "write" if "write" in dirs else (dirs[0] if dirs else "read")
-
-
 def primary_metrics(job, present):
-    """{slot: metric} of a job's primary metrics among the metrics present."""
+    """{slot: metric} of a job's primary metrics among the metrics present.
+    {d}: the direction the job is about, its name's, else what it measured
+    (a write job that verifies also reads)."""
     present = set(present)
-    d = job_direction(job, present)
+    dirs = [d for d in _DIRS if f"{d}_iops" in present]
+    d = next((d for d in J.directions(job) if d in dirs),
+             "write" if "write" in dirs else (dirs[0] if dirs else "read"))
     out = {}
     for slot, rule, metric in PRIMARY:
         m = metric.format(d=d)

@@ -1,30 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0
 """The time of each bounce, from the guest's function_graph trace.
 
-A job flagged "probe" runs with function_graph limited (set_ftrace_filter)
-to the bounce functions of block/bounce.c and to bio_endio; the probes
-monitor (guest/monitors/40-probes.sh, read by monitors/probes.py)
-saves the trace as probe-trace.txt.gz and the per-CPU overrun counts as
-probe-overrun.txt.
+A job flagged "probe" runs function_graph on the bounce functions of
+block/bounce.c and on bio_endio; the probes monitor
+(guest/monitors/40-probes.sh, read by monitors/probes.py) saves the trace
+(probe-trace.txt.gz) and the per-CPU overrun counts (probe-overrun.txt).
+Per bounced bio:
 
-What is measured, per bounced bio:
+- submit: __blk_queue_bounce() (allocating the bounce bio and pages and,
+  for a write, copying the data into them);
+- completion: bounce_end_io_read() or bounce_end_io_write() less every
+  bio_endio() nested in it (they complete the ORIGINAL bio: the I/O's
+  time, not the bounce's): the copy back to highmem for a read, freeing
+  the bounce pages.
 
-- submit: the duration of __blk_queue_bounce() (allocating the bounce bio
-  and pages and, for a write, copying the data into them);
-- completion: the duration of bounce_end_io_read() or
-  bounce_end_io_write() less every bio_endio() nested in it. Those nested
-  calls complete the ORIGINAL bio (waking fio, aio completion): their time
-  is the I/O's, not the bounce's. What is left is the bounce's own
-  completion work: the copy back to highmem for a read, freeing the bounce
-  pages.
-
-The durations are function_graph's, so they include the tracer's own cost
-of the calls inside them; the unprobed twin of each probed job measures
-what the probes cost as a whole (report.py puts the two side by side).
-
-Line format (6.12, default options): "CPU) [mark] DURATION us | call",
-where call is "name();" (a leaf), "name() {" (opens) or "}" (closes the
-innermost open call on that CPU, with its duration).
+The durations include the tracer's cost of the calls inside them; the
+unprobed twin of each probed job measures what the probes cost
+(report.py puts the two side by side). Line format (6.12):
+"CPU) [mark] DURATION us | call", call "name();" (a leaf), "name() {"
+(opens) or "}" (closes the innermost open call on its CPU, with its
+duration).
 """
 import gzip
 import re
@@ -50,20 +45,16 @@ def read_trace_text(path):
 
 
 def parse(text):
-    """Per-call records from a function_graph trace.
-
-    Returns a list of (name, duration_us, nested_endio_us): every completed
-    call of a traced function, with the time of the bio_endio() calls
-    nested anywhere below it. Calls cut by the start or end of the trace
-    are left out.
-    """
-    stacks = {}
-    calls = []
+    """[(name, duration_us, nested_endio_us)] of a function_graph trace:
+    every completed call of a traced function, with the time of the
+    bio_endio() calls nested anywhere below it (calls cut by the trace's
+    start or end are left out)."""
+    stacks, calls = {}, []
     for line in text.splitlines():
         m = _LINE.match(line)
         if not m:
             continue
-        cpu, dur, call = m.group(1), m.group(2), m.group(3)
+        cpu, dur, call = m.groups()
         stack = stacks.setdefault(cpu, [])
         opened = _OPEN.match(call)
         if opened:
@@ -72,11 +63,8 @@ def parse(text):
         leaf = _LEAF.match(call)
         if leaf and dur is not None:
             name, us, nested = leaf.group(1), float(dur), 0.0
-        elif call.startswith("}") and dur is not None:
-            if not stack:
-                continue        # opened before the trace began
-            name, nested = stack.pop()
-            us = float(dur)
+        elif call.startswith("}") and dur is not None and stack:   # else opened before the trace
+            (name, nested), us = stack.pop(), float(dur)
         else:
             continue
         calls.append((name, us, nested))
@@ -101,9 +89,5 @@ def read_overrun(path, read_text):
     text = read_text(path)
     if text is None:
         return None
-    total = 0
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit():
-            total += int(parts[1])
-    return total
+    return sum(int(p[1]) for p in map(str.split, text.splitlines())
+               if len(p) == 2 and p[1].isdigit())

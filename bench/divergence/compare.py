@@ -84,12 +84,8 @@ def compare(a, b):
     if a.every != b.every:
         raise ValueError(f"checkpoints every {a.every} against every {b.every}")
     common = sorted(set(a.cps) & set(b.cps))
-    agree, first = 0, None
-    for c in common:
-        if a.cps[c] != b.cps[c]:
-            first = c
-            break
-        agree = c
+    first = next((c for c in common if a.cps[c] != b.cps[c]), None)
+    agree = max((c for c in common if first is None or c < first), default=0)
     identical = first is None and a.end is not None and a.end == b.end
     res = {"identical": identical, "agree_until": agree, "first_diff": first,
            "cause_a": None, "cause_b": None, "fn_a": None, "fn_b": None,
@@ -97,51 +93,37 @@ def compare(a, b):
     if identical:
         return res
     # interrupts before the last common checkpoint are the same in both
-    n = 0
-    while n < min(len(a.irqs), len(b.irqs)) and a.irqs[n] == b.irqs[n]:
-        n += 1
-    ca = a.irqs[n] if n < len(a.irqs) else None
-    cb = b.irqs[n] if n < len(b.irqs) else None
+    ca, cb = _first_apart(a.irqs, b.irqs)
     bound = first if first is not None else float("inf")
     if ca and ca[0] > bound and cb and cb[0] > bound:
         ca = cb = None     # no interrupt parts them first: a value did
-    res["cause_a"], res["cause_b"] = ca, cb
-    res["where"] = a.where(agree)
-    res["fn_a"], res["fn_b"] = _first_fn(a, b, agree)
+    res.update(cause_a=ca, cause_b=cb, where=a.where(agree))
+    # each side's first function entry (count, symbol) after agree where
+    # the lists differ; none when a trace lists none
+    fa, fb = ([f for f in t.fns if f[0] >= agree] for t in (a, b))
+    if fa and fb:
+        res["fn_a"], res["fn_b"] = _first_apart(fa, fb)
     return res
 
 
-def _first_fn(a, b, agree):
-    """Each side's first function entry (count, symbol) after agree where
-    the lists differ, or None; (None, None) when a trace lists none."""
-    fa = [f for f in a.fns if f[0] >= agree]
-    fb = [f for f in b.fns if f[0] >= agree]
-    if not fa or not fb:
-        return None, None
-    for x, y in zip(fa, fb):
-        if x != y:
-            return x, y
-    n = min(len(fa), len(fb))
-    return (fa[n] if n < len(fa) else None), (fb[n] if n < len(fb) else None)
+def _first_apart(xs, ys):
+    """The first items at which two lists differ (None past a list's end)."""
+    n = next((i for i, (x, y) in enumerate(zip(xs, ys)) if x != y), min(len(xs), len(ys)))
+    return (xs[n] if n < len(xs) else None), (ys[n] if n < len(ys) else None)
 
 
 def report(a, b, res):
-    lines = []
     if res["identical"]:
-        lines.append(f"identical: {a.end[0]:,} instructions, the same "
-                     f"fingerprint at every checkpoint ({len(a.cps)} of them, "
-                     f"every {a.every:,})")
-        return lines
+        return [f"identical: {a.end[0]:,} instructions, the same fingerprint at every "
+                f"checkpoint ({len(a.cps)} of them, every {a.every:,})"]
+    lines = []
     agree = res["agree_until"]
     if res["first_diff"] is None:
         ea, eb = res["ends"]
-        lines.append(f"the boots agree at every common checkpoint (up to "
-                     f"{agree:,}) but end apart: "
-                     f"{ea[0] if ea else 'no end':,} against "
-                     f"{eb[0] if eb else 'no end':,} instructions"
-                     if ea and eb else
-                     f"the boots agree up to instruction {agree:,}; a boot "
-                     f"has no end line (QEMU did not exit cleanly)")
+        lines.append(f"the boots agree at every common checkpoint (up to {agree:,}) but end "
+                     f"apart: {ea[0]:,} against {eb[0]:,} instructions" if ea and eb else
+                     f"the boots agree up to instruction {agree:,}; a boot has no end line "
+                     "(QEMU did not exit cleanly)")
     else:
         lines.append(f"the boots part between instructions {agree:,} and "
                      f"{res['first_diff']:,} ({res['where']}); last function "

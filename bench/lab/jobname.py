@@ -1,14 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """What a job's name says (bench/jobs/NAME.fio): the lab's one parser of
-the job-name grammar, FAMILY-[rand|seq]{read|write}-SIZE-qdN[REST].
-
-  family     the word before the first "-" (lat, sweep, pressure, ...)
-  shape      pattern (rand, seq or ""), direction (read, write or ""),
-             size in bytes (4k, 1m, 512), queue depth, and the REST after
-             qdN ("" or "+probe", the probed twin tidy.py names)
-  directions those a name mentions anywhere ("writeback", "rewrite":
-             writes)
-
+the job-name grammar, FAMILY-[rand|seq]{read|write}-SIZE-qdN[REST]
+(SIZE 4k, 1m, 512; REST "" or "+probe", the probed twin tidy.py names).
 What a user's job name does not say is "" or None, never guessed.
 """
 import re

@@ -53,16 +53,10 @@ def control_pairs(lab):
     """(bounce candidate, control) disks of one channel whose knobs are
     module parameters: they share a boot, and their within-boot ratio is
     free of the boot-to-boot speed of TCG."""
-    pairs = []
-    disks = lab["disk"]
-    for a, da in disks.items():
-        if da["role"] != "bounce-candidate" or not da["knob"].startswith("param:"):
-            continue
-        for b, db in disks.items():
-            if (b != a and db["channel"] == da["channel"] and db["role"] == "control"
-                    and db["knob"].startswith("param:")):
-                pairs.append((a, b))
-    return pairs
+    disks = {d: f for d, f in lab["disk"].items() if f["knob"].startswith("param:")}
+    return [(a, b) for a, da in disks.items() if da["role"] == "bounce-candidate"
+            for b, db in disks.items()
+            if b != a and db["channel"] == da["channel"] and db["role"] == "control"]
 
 
 def ratio_disk(a, b):

@@ -37,27 +37,17 @@ def label_kernel(label):
     return _copy(label)[0]
 
 
-# A copy's seeds are its rep's plus this much a copy number.
-COPY_SEED_STEP = 1000
-
-
 def boot_seed(label, rep):
     """A boot's seed: its rep (every kernel's boot of a rep starts alike:
     its pairs block on the rep); rep + 1000 for a copy (pre.2), whose
     exact-clock boots then run another trajectory."""
-    return int(rep) + COPY_SEED_STEP * (_copy(label)[1] - 1)
+    return int(rep) + 1000 * (_copy(label)[1] - 1)
 
 
 def make_labels(variants):
     """"pre pre" -> "pre pre.2"."""
-    labels, seen = [], set()
-    for v in variants:
-        n = 1
-        while f"{v}.{n}" in seen:
-            n += 1
-        seen.add(f"{v}.{n}")
-        labels.append(v if n == 1 else f"{v}.{n}")
-    return labels
+    copies = [variants[:i + 1].count(v) for i, v in enumerate(variants)]
+    return [v if n == 1 else f"{v}.{n}" for v, n in zip(variants, copies)]
 
 
 def rows(p, first, last, start, extend_only=False):

@@ -1,15 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """A run's arguments checked before the first boot (a typo must not cost
-an hour), and the plan they make.
-
-plan(o, lab, root) -> the plan dict, or BadArg (exit 2): an empty matrix,
-an unknown variant, disk, clock, pressure or job, a disk under two
-clocks, a probe job that is not a job. jobs(o, cache): the guest's fio
-parses every job file (BadArg with fio's message), or a note says it
-could not. built(o, plan, cache): what a real run needs, the host's
-commands, the guest fio, the kernels and the initramfs (NotBuilt, exit
-1), and the job files parsed by that fio.
-
+an hour): plan() (BadArg, exit 2), jobs() and built() (NotBuilt, exit 1).
 kernels/variants is read by lib/variants.sh (one bash call), the parser
 the kernel build uses.
 """
@@ -23,7 +14,7 @@ import sys
 from lab import labconf as L
 
 from . import boots as B
-from .options import BadArg
+from .options import BadArg, positive
 
 
 class NotBuilt(Exception):
@@ -64,7 +55,9 @@ def _known(lab, kind, name):
 
 
 def plan(o, lab, root):
-    """The checked plan of Options o."""
+    """The plan dict of Options o; BadArg: an empty matrix, an unknown
+    variant, disk, clock, pressure or job, a disk under two clocks, a
+    probe job that is not a job."""
     # the sweep runs in the boots of disk entries, none of its own: a
     # sweep disk that --disks left out takes the sweep with it
     entries = {B.entry(e)[0] for e in o.disks}
@@ -72,7 +65,7 @@ def plan(o, lab, root):
     if not (o.sweep_disks and o.sweep_jobs):
         o.sweep_disks, o.sweep_jobs = [], []
     if not (o.variants and o.disks and o.pressures
-            and (o.jobs or o.integrity_jobs or (o.sweep_disks and o.sweep_jobs))):
+            and (o.jobs or o.integrity_jobs or o.sweep_jobs)):
         raise BadArg(f"empty matrix (variants '{' '.join(o.variants)}', disks '{' '.join(o.disks)}', "
                      f"jobs '{' '.join(o.jobs)}', integrity jobs '{' '.join(o.integrity_jobs)}', "
                      f"pressure '{' '.join(o.pressures)}')")
@@ -103,9 +96,7 @@ def plan(o, lab, root):
             if p in o.pressures:
                 raise BadArg(f"pressure '{p}' is both a pressure of every boot and a "
                              "pressure level; name it once")
-    if not re.fullmatch(r"[1-9][0-9]*", o.lowfree_raw):
-        raise BadArg(f"--lowfree-mb wants MiB, not '{o.lowfree_raw}'")
-    o.lowfree_mb = int(o.lowfree_raw)
+    o.lowfree_mb = positive(o.lowfree_raw, "--lowfree-mb wants MiB, not '{}'")
     # every list's names first: an unknown job is not blamed on another check
     for j in job_files(o, probes=True):
         if not os.path.isfile(os.path.join(o.jobs_dir, j + ".fio")):
@@ -123,10 +114,10 @@ def plan(o, lab, root):
 
 
 def job_files(o, probes=False):
-    """The job names a run's boots read (the probe jobs are among them)."""
-    pj = o.pressure_jobs if o.pressure_disks else []
-    sj = o.sweep_jobs if o.sweep_disks else []
-    return (o.jobs + (o.probe_jobs if probes else []) + o.integrity_jobs + pj + sj)
+    """The job names a run's boots read (the probe jobs are among them),
+    of Options plan() checked (no sweep jobs without its disks)."""
+    return (o.jobs + (o.probe_jobs if probes else []) + o.integrity_jobs
+            + (o.pressure_jobs if o.pressure_disks else []) + o.sweep_jobs)
 
 
 def _fio(fio, args):
@@ -148,13 +139,13 @@ def _fio(fio, args):
                           text=True, errors="replace")
 
 
-def _guest_fio(cache):
-    return os.path.join(cache, "guest", "bin", "fio")
-
-
-def _parse_jobs(o, fio):
-    """fio --parse-only of every job file; BadArg for the first one fio
-    rejects, with fio's message."""
+def _parse_jobs(o, cache, missing):
+    """fio --parse-only of every job file by the guest's fio; BadArg for
+    the first one fio rejects, with fio's message; NotBuilt(missing, the
+    fio's path in it) without that fio."""
+    fio = os.path.join(cache, "guest", "bin", "fio")
+    if not os.access(fio, os.X_OK):
+        raise NotBuilt(missing.format(fio))
     for j in job_files(o):
         path = os.path.join(o.jobs_dir, j + ".fio")
         r = _fio(fio, ["--parse-only", "--warnings-fatal", path])
@@ -166,25 +157,21 @@ def _parse_jobs(o, fio):
 def jobs(o, cache):
     """The job files parsed by the guest's fio before anything is built;
     with no fio this host can run, a note that built() checks them."""
-    fio = _guest_fio(cache)
     try:
-        if not os.access(fio, os.X_OK):
-            raise NotBuilt(f"no guest fio at {fio} yet (./run.sh guest builds it)")
-        _parse_jobs(o, fio)
+        _parse_jobs(o, cache, "no guest fio at {} yet (./run.sh guest builds it)")
     except NotBuilt as e:
         print(f"bouncelab: job files not checked by fio: {e}; a run checks them "
               "before its first boot", file=sys.stderr)
 
 
 def built(o, p, cache):
-    """What a real run needs, built and on the host."""
+    """What a real run needs, built and on the host: the host's commands,
+    the guest fio (the job files parsed by it), the kernels, the
+    initramfs."""
     for cmd in ["parallel"] + (["rsync", "ssh"] if o.sshloginfile else []):
         if not shutil.which(cmd):
             raise NotBuilt(f"'{cmd}' not found; run './run.sh deps' first")
-    fio = _guest_fio(cache)
-    if not os.access(fio, os.X_OK):
-        raise NotBuilt(f"no guest fio at {fio}; run './run.sh guest'")
-    _parse_jobs(o, fio)
+    _parse_jobs(o, cache, "no guest fio at {}; run './run.sh guest'")
     for v in p["variants"]:
         if not os.path.isfile(os.path.join(cache, "kernels", v, "bzImage")):
             raise NotBuilt(f"kernel '{v}' not built; run './run.sh build {v}'")

@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""meta.json: what a run was and ran on (written atomically).
-
-write(run, plan, status, root, cache, lab_file) -> None. Its keys, in
-order, are those bench/compare has always written; the analysis, the
+"""meta.json: what a run was and ran on (written atomically). Its keys,
+in order, are those bench/compare has always written; the analysis, the
 report and bench/history read them.
 """
 import glob
@@ -43,10 +41,8 @@ def _number(v):
 
 def _host():
     u = os.uname()
-    mib = ""
-    for line in _read("/proc/meminfo").splitlines():
-        if line.startswith("MemTotal:"):
-            mib = int(line.split()[1]) // 1024
+    mib = next((int(line.split()[1]) // 1024 for line in _read("/proc/meminfo").splitlines()
+                if line.startswith("MemTotal:")), "")
     return f"{u.sysname} {u.release} {u.version} {u.machine}; {len(os.sched_getaffinity(0))} cpus; {mib} MiB"
 
 
@@ -80,11 +76,8 @@ def build(run, p, status, root, cache, lab, lab_file):
     """The meta.json dict of a run at this point."""
     with open(lab_file, "rb") as f:
         lab_sha = hashlib.sha256(f.read()).hexdigest()
-    roles = {}
-    for label in p["labels"]:
-        kernel = B.label_kernel(label)
-        role = lab["role"].get(kernel, {}).get("role", "")
-        roles[label] = "aa-copy" if label != kernel else (role or "unknown")
+    roles = {label: "aa-copy" if label != B.label_kernel(label)
+             else lab["role"].get(label, {}).get("role") or "unknown" for label in p["labels"]}
     cmdlines = sorted(glob.glob(os.path.join(run, "boots", "*", "serial.log.cmdline")))
     now = git_revision(root)
     m = {

@@ -54,7 +54,7 @@ Options = make_dataclass("Options", [("set", str, "default")] + [
         ("job_timeout", 0), ("dry_run", False), ("until_ci", ""), ("budget_min", 60))])
 
 
-def _positive(value, message):
+def positive(value, message):
     if not re.fullmatch(r"[1-9][0-9]*", value):
         raise BadArg(message.format(value))
     return int(value)
@@ -74,9 +74,8 @@ def _pick_set(named, matrix):
 def parse(argv, matrix, lab, cpus, root):
     """Options from compare's argv: the set's keys, then the overrides."""
     given, named, dry_run = {}, [], False
-    i = 0
-    while i < len(argv):
-        a = argv[i]
+    args = iter(argv)
+    for a in args:
         if a == "--quick":
             named.append("quick")
         elif a == "--dry-run":
@@ -86,16 +85,15 @@ def parse(argv, matrix, lab, cpus, root):
         elif a.startswith("-j") and a != "-j":
             given["side_jobs"] = a[2:]
         elif a in VALUED:
-            if i + 1 >= len(argv) or argv[i + 1] == "":
+            v = next(args, "")
+            if v == "":
                 raise BadArg(f"{a} wants a value")
-            i += 1
             if a == "--set":
-                named.append(argv[i])
+                named.append(v)
             else:
-                given[VALUED[a]] = argv[i]
+                given[VALUED[a]] = v
         else:
             raise Usage(f"bouncelab: unknown option '{a}'")
-        i += 1
     o = Options(set=_pick_set(named, matrix), dry_run=dry_run)
     default = lambda k: lab["default"].get(k, {}).get("value", "")
     raw = {attr: "" for attr in VALUED.values()}
@@ -113,16 +111,16 @@ def _resolve(o, raw):
     for attr in LISTS:
         v = raw[attr].strip()
         setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else v.replace(",", " ").split())
-    o.reps = _positive(raw["reps"], "--reps wants a positive number, not '{}'")
+    o.reps = positive(raw["reps"], "--reps wants a positive number, not '{}'")
     # without exact_reps an exact entry gets the reps of every other
-    o.exact_reps = min(_positive(raw["exact_reps"] or raw["reps"],
-                                 "--exact-reps wants a positive number, not '{}'"), o.reps)
-    o.integrity_reps = _positive(raw["integrity_reps"] or raw["reps"],
-                                 "--integrity-reps wants a positive number, not '{}'")
+    o.exact_reps = min(positive(raw["exact_reps"] or raw["reps"],
+                                "--exact-reps wants a positive number, not '{}'"), o.reps)
+    o.integrity_reps = positive(raw["integrity_reps"] or raw["reps"],
+                                "--integrity-reps wants a positive number, not '{}'")
     if not o.jobs and o.integrity_reps < o.reps:
         raise BadArg(f"--integrity-reps {o.integrity_reps}: with no other jobs the boots of "
                      f"reps {o.integrity_reps + 1}-{o.reps} would run nothing")
-    o.side_jobs = _positive(raw["side_jobs"], "-j wants a positive number of boots side by side, not '{}'")
+    o.side_jobs = positive(raw["side_jobs"], "-j wants a positive number of boots side by side, not '{}'")
     if raw["sshloginfile"]:
         if not os.access(raw["sshloginfile"], os.R_OK):
             raise BadArg(f"--sshloginfile: cannot read '{raw['sshloginfile']}'")
@@ -130,13 +128,13 @@ def _resolve(o, raw):
     o.until_ci = raw["until_ci"]
     if o.until_ci and not re.fullmatch(r"[0-9]+(\.[0-9]+)?", o.until_ci):
         raise BadArg(f"--until-ci wants a percentage, not '{o.until_ci}'")
-    o.budget_min = _positive(raw["budget_min"], "--budget-min wants minutes, not '{}'")
-    o.timeout = _positive(raw["timeout"], "--timeout wants seconds, not '{}'")
+    o.budget_min = positive(raw["budget_min"], "--budget-min wants minutes, not '{}'")
+    o.timeout = positive(raw["timeout"], "--timeout wants seconds, not '{}'")
     if raw["accel"] not in ("auto", "tcg", "kvm"):
         raise BadArg(f"--accel is auto, tcg or kvm, not '{raw['accel']}'")
     o.accel = raw["accel"]
     for attr in ("disk_wait", "mon_ms", "job_timeout"):
-        setattr(o, attr, _positive(raw[attr], "--disk-wait, --mon-interval-ms, --job-timeout "
+        setattr(o, attr, positive(raw[attr], "--disk-wait, --mon-interval-ms, --job-timeout "
                                    "want a positive number, not '{}'"))
     for attr in ("clock", "kargs", "guest_sleep", "run_id", "jobs_dir"):
         setattr(o, attr, raw[attr])

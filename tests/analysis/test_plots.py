@@ -106,6 +106,13 @@ class DefaultFigures(unittest.TestCase):
     def test_no_errors(self):
         self.assertEqual(self.p.errors, [])
 
+    def test_bars_of_a_metric_no_job_has(self):
+        # a run of read jobs only has no write IOPS: no figure, no error
+        with tempfile.TemporaryDirectory() as tmp:
+            p = plots.Plotter(tmp)
+            cost.metric_bars(self.data, self.verdicts, p, "throughput", "no_such_metric")
+            self.assertEqual((p.figures, p.errors), ([], []))
+
     def test_no_memory_figure_without_pressure(self):
         kinds = [f["kind"] for f in self.p.figures]
         self.assertNotIn("memory-timeline", kinds)

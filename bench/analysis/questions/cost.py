@@ -340,8 +340,9 @@ def metric_bars(run, verdicts, p, prefix, metric, everything=False):
     candidate disks and their within-boot ratios, not the sweep's jobs."""
     t = run.tidy[run.tidy["metric"] == metric]
     if not everything:
-        t = t[[not run.sweep_shape(j) for j in t["job"]]]
-        t = t[[C.first_disk(d) in run.candidate_disks for d in t["disk"]]]
+        # a mask, never a list: t[[]] of a metric no job has would pick columns
+        t = t[np.array([not run.sweep_shape(j) and C.first_disk(d) in run.candidate_disks
+                        for j, d in zip(t["job"], t["disk"])], dtype=bool)]
     for disk in sorted(set(t["disk"])):
         _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
 

@@ -3,12 +3,11 @@
 and SVG files.
 
 Every figure is written to OUTDIR/NAME.png (and NAME.svg for the kinds in
-SVG_KINDS, or for all with everything=True) from OUTDIR/data/NAME.dat;
-make_plots returns only the figures whose files exist, so the report never
-links a plot that failed. A default run stays at about 30 plot files: the
-per-job figures (every memory timeline, every latency curve, the bars of
-every disk) are made only when asked for (bench/analyze --all-plots); the
-I/O-size sweep's jobs have one figure of their own (sweep).
+SVG_KINDS, or for all with everything=True) from OUTDIR/data/NAME.dat; a
+Plotter records only the figures whose files exist, so the report never
+links a plot that failed. Which figures a run gets is each question's
+(questions/, questions.make_plots); the per-job ones only with
+bench/analyze --all-plots.
 """
 import os
 import re

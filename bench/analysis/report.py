@@ -368,6 +368,8 @@ def details_screen(run, verdicts, figures, run_dir):
     out += [f"- {n}" for n in notes[:6]]
     if notes:
         out.append("")
+    if figures is None:
+        out.append("Plots were not made (--no-plots).")
     out += [_figure(f, run_dir) for f in figures or [] if f["kind"] == "forest"]
     tables = _link(run_dir, TABLES, TABLES)
     out += ["", "Every primary row with its CI, adjusted p, MDE and relevance: "
@@ -457,8 +459,9 @@ def _figure(f, run_dir, caption=False):
 
 def _figure_lines(figures, question, run_dir):
     """A question's figures but the forest (under the verdicts)."""
-    return [_figure(f, run_dir, True) for f in figures or []
-            if f["question"] == question and f["kind"] != "forest" and _figure(f, run_dir)]
+    shown = (_figure(f, run_dir, True) for f in figures or []
+             if f["question"] == question and f["kind"] != "forest")
+    return [text for text in shown if text]
 
 
 def _excluded_section(run):
@@ -502,8 +505,6 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     warnings = list(run.warnings) + list(extra_warnings)
     if warnings:
         parts += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    if figures is None:
-        parts += ["Plots were not made (--no-plots).", ""]
     parts += ["## Failed boots, skipped and failed jobs", "",
               _excluded_section(run), "",
               "## Method", "", METHOD]

@@ -75,6 +75,7 @@ class Run:
     candidate_disks: list = field(default_factory=list)  # bounce candidates that ran
     pressure_jobs: list = field(default_factory=list)    # meta.json's, [] without pressure
     levels: list = field(default_factory=list)      # pressures, mildest first
+    level_mib: dict = field(default_factory=dict)   # level -> its lab.conf MIB, nan unknown
     shapes: dict = field(default_factory=dict)      # job -> jobname.Shape, from fio's options
 
     @property
@@ -99,10 +100,6 @@ class Run:
     def labels_of(self, *roles):
         """The labels of these roles, in pair order."""
         return [v for r in roles for v in self.by_role.get(r, [])]
-
-    def shape(self, job):
-        """A job's Shape as fio ran it (None for a job nobody measured)."""
-        return self.shapes.get(job)
 
     def sweep_shape(self, job):
         """The Shape of a job of the I/O-size sweep (its probed twin not
@@ -494,6 +491,8 @@ def resolve(run, lab):
     run.candidate_disks = [d for d in ran if not C.is_ratio(d) and
                            run.disk_roles.get(d) == ROLES.CANDIDATE]
     run.pressure_jobs = list(dict.fromkeys(str(meta.get("pressure_jobs") or "").split()))
+    run.level_mib = {n: float(d["mib"]) if str(d.get("mib", "")).isdigit() else np.nan
+                     for n, d in lab["pressure"].items()}
     run.levels = _levels(run)
     run.shapes = _shapes(run.jobs)
     return run
@@ -502,12 +501,11 @@ def resolve(run, lab):
 def _levels(run):
     """The pressures of a run, mildest first: none, then the largest
     LowFree target (lab.conf), unknown last."""
-    mib = {n: d.get("mib", "") for n, d in run.lab["pressure"].items()}
-
     def key(p):
         if p == L.NO_PRESSURE:
             return (0, 0)
-        return (1, -int(mib[p])) if str(mib.get(p, "")).isdigit() else (2, 0)
+        mib = run.level_mib.get(p, np.nan)
+        return (1, -mib) if np.isfinite(mib) else (2, 0)
     return sorted(dict.fromkeys(run.tidy["pressure"]), key=key)
 
 

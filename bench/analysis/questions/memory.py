@@ -69,11 +69,6 @@ def _row(cells, empty=0):
     return "| " + " | ".join(cells) + " |" + " |" * empty
 
 
-def _targets(run):
-    return {name: float(d["mib"]) if d.get("mib", "").isdigit() else np.nan
-            for name, d in run.lab["pressure"].items()}
-
-
 def footprint_lines(run):
     """The exact bounce-page footprint of each job without pressure."""
     t, j = run.tidy, run.jobs
@@ -208,7 +203,7 @@ def pressure_lines(run, verdicts):
     if verdicts is None or verdicts.empty or not bnc or not others:
         return out
     kernels = bnc + others
-    targets = _targets(run)
+    targets = run.level_mib
     for p in [p for p in run.levels if p != L.NO_PRESSURE or run.pressure_jobs]:
         t = run.tidy[run.tidy["pressure"] == p]
         jobs = sorted(j for j in set(t["job"]) if not run.pressure_jobs or j in run.pressure_jobs)
@@ -452,7 +447,7 @@ def dose_response(run, p):
     job = jobs[0]
     low = _boot_lowfree(run)
     variants = list(dict.fromkeys(run.boots["variant"]))
-    targets = _targets(run)
+    targets = run.level_mib
     blocks, most = [], 0
     for metric, _, scale in dose_panels(run):
         for v in variants:

@@ -30,15 +30,6 @@ DOSE_PANELS = [("write_bw", "writeback MB/s (incl. fsync)", 1e-6),
                ("bounce_pages_peak", "bounce pages in flight, peak", 1.0)]
 
 
-def dose_panels(run):
-    """DOSE_PANELS; a run from before lat_percentiles=1 has the reader's
-    completion latency only."""
-    if "read_lat_p99.9_us" in set(run.tidy["metric"]):
-        return DOSE_PANELS
-    return [("read_clat_p99.9_us", "reader p99.9 completion latency, ms", s)
-            if m == "read_lat_p99.9_us" else (m, lab, s) for m, lab, s in DOSE_PANELS]
-
-
 def _candidates(run, disks):
     return [d for d in dict.fromkeys(disks) if d in run.candidate_disks]
 
@@ -74,8 +65,7 @@ def footprint_lines(run):
     t, j = run.tidy, run.jobs
     if t.empty:
         return []
-    out, rows = [], []
-    occupancy = "occupancy" in j and not j.empty
+    rows = []
     for disk in _candidates(run, t["disk"]):
         for v in run.labels_of(ROLES.BOUNCE):
             sel = C.rows(t, "bounce_pages_peak", v, disk, pressure=L.NO_PRESSURE)
@@ -83,24 +73,22 @@ def footprint_lines(run):
                                             for m in FOOTPRINT]) for job in sorted(set(sel["job"]))]
             # the occupancy monitor says "absent" (no bounce code) or "missing" (no counter)
             states = set(j.loc[(j["variant"] == v) & (j["disk"] == disk), "occupancy"].dropna()
-                         ) if occupancy else set()
+                         ) if "occupancy" in j and not j.empty else set()
             if not len(sel) and "counted" not in states and states & {"absent", "missing"}:
                 why = "no bounce code" if "absent" in states else "no lab counter in this kernel"
                 rows.append(_row([disk, v, "(every job)", f"not measured: {why}"], 4))
-    if rows:
-        out += ["Lowmem held by bounce pages, counted exactly by the kernel per job "
-                "(the lab-bounce patch; median of boots), without extra pressure:", "",
-                md.table(["disk", "variant", "job", "peak pages", "peak KiB",
-                          "mean pages (time-weighted)", "pages taken",
-                          "mempool_alloc µs per page"], [])] + rows + [""]
+    out = (["Lowmem held by bounce pages, counted exactly by the kernel per job "
+            "(the lab-bounce patch; median of boots), without extra pressure:", "",
+            md.table(["disk", "variant", "job", "peak pages", "peak KiB",
+                      "mean pages (time-weighted)", "pages taken",
+                      "mempool_alloc µs per page"], [])] + rows + [""]) if rows else []
     for v in run.labels_of(ROLES.BASELINE):
         peaks = C.rows(t, "bounce_pages_peak", v)["value"]
         if len(peaks):
             out.append(f"- {v}: {int(peaks.max())} bounce pages at most in any job "
                        f"({len(peaks)} jobs counted).")
-    for v in run.labels_of(ROLES.REMOVED):
-        out.append(f"- {v}: no bounce code: nothing to count (not a count of 0).")
-    return out
+    return out + [f"- {v}: no bounce code: nothing to count (not a count of 0)."
+                  for v in run.labels_of(ROLES.REMOVED)]
 
 
 def _boot_lowfree(run):
@@ -130,25 +118,24 @@ def standing_lines(run):
                    + ", ".join(f"{v}: none (no bounce code)"
                                for v in run.labels_of(ROLES.REMOVED)) + ".")
     low = _boot_lowfree(run)
-    base, bnc, rem = ([v for v in run.labels_of(r) if v in low]
+    base, bnc, rem = (next((v for v in run.labels_of(r) if v in low), None)
                       for r in (ROLES.BASELINE, ROLES.BOUNCE, ROLES.REMOVED))
     if not base or not rem:
         return out
-    b, r = np.median(low[base[0]]), np.median(low[rem[0]])
+    b, r = np.median(low[base]), np.median(low[rem])
     line = (f"- LowFree at the start of the boot ({run.boots['disk'].iloc[0]} boots without "
-            f"pressure, median of {len(low[base[0]])} and "
-            f"{len(low[rem[0]])} boots): {base[0]} {md.fmt(b, 6)} kB, {rem[0]} {md.fmt(r, 6)} kB, "
-            f"{rem[0]} − {base[0]} = {md.fmt(r - b, 4)} kB")
-    if bnc:
-        aa = np.median(low[bnc[0]]) - b
-        spread = max(np.ptp(low[base[0]]), np.ptp(low[rem[0]]))
-        bound = max(abs(aa), spread)
-        line += (f"; {bnc[0]} − {base[0]} (the same pool, an A/A bound): {md.fmt(aa, 4)} kB, "
-                 f"spread within a variant {md.fmt(spread, 4)} kB")
-        line += (": the difference is **outside** that bound." if abs(r - b) > bound
-                 else f": **below the noise** (±{md.fmt(bound, 4)} kB).")
-    else:
-        line += "."
+            f"pressure, median of {len(low[base])} and {len(low[rem])} boots): "
+            f"{base} {md.fmt(b, 6)} kB, {rem} {md.fmt(r, 6)} kB, {rem} − {base} = "
+            f"{md.fmt(r - b, 4)} kB")
+    if not bnc:
+        return out + [line + "."]
+    aa = np.median(low[bnc]) - b
+    spread = max(np.ptp(low[base]), np.ptp(low[rem]))
+    bound = max(abs(aa), spread)
+    line += (f"; {bnc} − {base} (the same pool, an A/A bound): {md.fmt(aa, 4)} kB, "
+             f"spread within a variant {md.fmt(spread, 4)} kB")
+    line += (": the difference is **outside** that bound." if abs(r - b) > bound
+             else f": **below the noise** (±{md.fmt(bound, 4)} kB).")
     return out + [line]
 
 
@@ -197,13 +184,10 @@ def dose_lines(run):
 def pressure_lines(run, verdicts):
     """Per pressure level and job: the medians and the bounce kernel against
     each other on every pressure metric, candidate disk and control."""
-    out = []
-    bnc = run.labels_of(ROLES.BOUNCE)
-    others = run.labels_of(ROLES.BASELINE, ROLES.REMOVED)
+    bnc, others = run.labels_of(ROLES.BOUNCE), run.labels_of(ROLES.BASELINE, ROLES.REMOVED)
     if verdicts is None or verdicts.empty or not bnc or not others:
-        return out
-    kernels = bnc + others
-    targets = run.level_mib
+        return []
+    kernels, out = bnc + others, []
     for p in [p for p in run.levels if p != L.NO_PRESSURE or run.pressure_jobs]:
         t = run.tidy[run.tidy["pressure"] == p]
         jobs = sorted(j for j in set(t["job"]) if not run.pressure_jobs or j in run.pressure_jobs)
@@ -227,7 +211,7 @@ def pressure_lines(run, verdicts):
                 rows.append(_row(["pressure hogs' CPU during the job, most (must be 0)", "all",
                                   f"{md.fmt(float(hog.max()))} s"], len(kernels + others) - 1))
             rows += _spread_line(run, p, job, kernels)
-            target = targets.get(p, np.nan)
+            target = run.level_mib.get(p, np.nan)
             head = (f"**{p}**" + (f" (LowFree target {int(target)} MiB, "
                                   f"{run.lab['pressure'].get(p, {}).get('label', '')})"
                                   if np.isfinite(target) else " (no extra pressure)"))
@@ -274,12 +258,10 @@ def undecided_rows(run, verdicts):
     if verdicts is None or verdicts.empty or not run.pressure_jobs or not bnc:
         return []
     v = verdicts[verdicts["job"].isin(run.pressure_jobs) & verdicts["primary"].astype(bool) &
-                 (verdicts["pressure"] != "none") &
+                 (verdicts["pressure"] != "none") & verdicts["disk"].isin(run.candidate_disks) &
                  (verdicts["a"].isin(bnc) | verdicts["b"].isin(bnc))]
     out = []
     for r in v.itertuples():
-        if r.disk not in run.candidate_disks:
-            continue
         mde = getattr(r, "mde_pct", np.nan)
         x = C.rows(run.tidy, r.metric, [r.a, r.b], r.disk, r.job, r.pressure)["value"]
         if str(r.analysis).startswith("exact") or (len(x) and (x == 0).all()) or S.is_decided(
@@ -393,8 +375,7 @@ def bounce_work(run, variant, base, disk, job, pressure):
     t = run.tidy
 
     def parts(v):
-        vals = [C.median(t, v, disk, job, m, pressure) for m in BOUNCE_PARTS]
-        return float(np.sum(vals)) if all(np.isfinite(vals)) else np.nan
+        return float(np.sum([C.median(t, v, disk, job, m, pressure) for m in BOUNCE_PARTS]))
     d = parts(variant) - parts(base)
     window = C.median(t, variant, disk, job, "insn_window_us_per_io", pressure)
     return d, (d / window if np.isfinite(window) and window > 0 else np.nan)
@@ -403,12 +384,10 @@ def bounce_work(run, variant, base, disk, job, pressure):
 def mechanism_lines(run):
     """Per shape, level and candidate disk: the bounce kernel's MECHANISM
     and bounce_work: why one shape pays and another does not."""
-    bnc = run.labels_of(ROLES.BOUNCE)
-    base = run.labels_of(ROLES.BASELINE)
+    bnc, base = run.labels_of(ROLES.BOUNCE), run.labels_of(ROLES.BASELINE)
     if not run.pressure_jobs or not bnc:
         return []
-    t = run.tidy
-    rows = []
+    t, rows = run.tidy, []
     for job in run.pressure_jobs:
         for p in run.levels:
             for disk in _candidates(run, t[(t["job"] == job) & (t["pressure"] == p)]["disk"]):
@@ -447,13 +426,16 @@ def dose_response(run, p):
     job = jobs[0]
     low = _boot_lowfree(run)
     variants = list(dict.fromkeys(run.boots["variant"]))
-    targets = run.level_mib
+    panels = DOSE_PANELS
+    if "read_lat_p99.9_us" not in set(run.tidy["metric"]):  # before lat_percentiles=1
+        panels = [("read_clat_p99.9_us", "reader p99.9 completion latency, ms", s)
+                  if m == "read_lat_p99.9_us" else (m, lab, s) for m, lab, s in DOSE_PANELS]
     blocks, most = [], 0
-    for metric, _, scale in dose_panels(run):
+    for metric, _, scale in panels:
         for v in variants:
             lines = []
             for lvl in run.levels:
-                x = targets.get(lvl, np.nan)
+                x = run.level_mib.get(lvl, np.nan)
                 if not np.isfinite(x):
                     x = np.median(low.get(v, [np.nan])) / 1024
                 y = C.median(run.tidy, v, disk, job, metric, lvl)
@@ -463,11 +445,11 @@ def dose_response(run, p):
             most = max(most, len(lines))
     if most < 2:
         return
-    panels = {f"p{i + 1}": lab for i, (_, lab, _) in enumerate(dose_panels(run))}
     p.render("dose-response", f"memory-dose-response-{disk}", "\n\n\n".join(blocks) + "\n",
              dict(title=f"Writeback under memory pressure on {disk}: "
                         f"{T.kernel_title(run)} (medians of boots)",
-                  nvariants=len(variants), variants=" ".join(variants), **panels),
+                  nvariants=len(variants), variants=" ".join(variants),
+                  **{f"p{i + 1}": lab for i, (_, lab, _) in enumerate(panels)}),
              f"dose-response: {job} on {disk} against LowFree", "memory")
 
 
@@ -486,6 +468,14 @@ def _samples(run, jobdir, names=tuple(LABMON)):
         drop=True) * LABMON[k][1] if LABMON[k][0] in mon else np.nan for k in names})
 
 
+def _data(frames, gaps=False):
+    """Gnuplot data of sample frames, a block each; gaps: a row without t is
+    an empty line (the line breaks there)."""
+    def line(r):
+        return "" if gaps and not np.isfinite(r.t) else " ".join(map(P.num, r))
+    return "\n\n\n".join("\n".join(map(line, df.itertuples(index=False))) for df in frames) + "\n"
+
+
 def pressure_timeline(run, p):
     """LowFree, PSI and Bounce: over the first pressure job at the
     strongest level, rep 1, the variants side by side."""
@@ -498,19 +488,15 @@ def pressure_timeline(run, p):
         return
     first = j[j["job"] == jobs[0]].sort_values(["rep", "boot"]).groupby(
         "variant", sort=False).head(1)
-    blocks, names = [], []
-    for r in first.itertuples():
-        df = _samples(run, r.dir, ("t", "low", "some", "bounce"))
-        if df is not None:
-            blocks.append("\n".join(" ".join(map(P.num, row))
-                                    for row in df.itertuples(index=False)))
-            names.append(r.variant)
+    samples = {r.variant: _samples(run, r.dir, ("t", "low", "some", "bounce"))
+               for r in first.itertuples()}
+    blocks = {v: df for v, df in samples.items() if df is not None}
     if blocks:
         p.render("pressure-timeline", f"memory-pressure-timeline-{lvls[-1]}",
-                 "\n\n\n".join(blocks) + "\n",
-                 dict(title=f"Under {lvls[-1]}: {first.iloc[0]['disk']}, job "
-                            f"{first.iloc[0]['job']}, rep 1 of each variant",
-                      nvariants=len(names), variants=" ".join(names)),
+                 _data(blocks.values()),
+                 dict(title=f"Under {lvls[-1]}: {first.iloc[0]['disk']}, job {jobs[0]}, "
+                            "rep 1 of each variant",
+                      nvariants=len(blocks), variants=" ".join(blocks)),
                  f"timelines under {lvls[-1]}: LowFree, PSI, Bounce:, variants side by side",
                  "memory")
 
@@ -520,10 +506,10 @@ def job_timelines(run, p):
     ok = _ok_jobs(run)
     if ok.empty:
         return
-    order = run.labels
+    rank = {v: i for i, v in enumerate(run.labels)}
     first = ok.sort_values(["rep", "boot"]).groupby(
         ["variant", "disk", "job", "pressure"], sort=False).head(1)
-    first = first.assign(_o=first["variant"].map(lambda v: order.index(v) if v in order else 99))
+    first = first.assign(_o=first["variant"].map(lambda v: rank.get(v, 99)))
     for j in first.sort_values(["disk", "job", "pressure", "_o"]).itertuples():
         df = _samples(run, j.dir)
         if df is None:
@@ -534,8 +520,7 @@ def job_timelines(run, p):
                      has_hits=int(df["hits"].notna().any()),
                      has_psi=int(df[["some", "full"]].notna().any().any()))
         p.render("memory-timeline", P.slug("memory", j.variant, j.disk, j.job, j.pressure,
-                                           f"r{j.rep}"),
-                 "\n".join(" ".join(map(P.num, row)) for row in df.itertuples(index=False)) + "\n",
+                                           f"r{j.rep}"), _data([df]),
                  dict(title=f"Memory during the job: {T.kernel_title(run)}, variant {j.variant}\n"
                             f"disk {j.disk}, job {j.job}, pressure {j.pressure}, rep {j.rep} "
                             f"(boot {j.boot})",
@@ -554,20 +539,11 @@ def disk_timelines(run, p):
         d = ok[ok["disk"] == disk]
         pressure = "none" if (d["pressure"] == "none").any() else sorted(set(d["pressure"]))[0]
         d = d[d["pressure"] == pressure]
-        blocks, names = [], []
-        for v in [v for v in run.labels if v in set(d["variant"])]:
-            dv = d[d["variant"] == v]
-            first = dv.sort_values(["rep", "boot"]).iloc[0]
-            data = _concat_jobs(run, dv[(dv["rep"] == first["rep"]) &
-                                        (dv["boot"] == first["boot"])])
-            if data is not None:
-                blocks.append(data)
-                names.append(v)
+        samples = {v: _first_boot(run, d[d["variant"] == v])
+                   for v in run.labels if v in set(d["variant"])}
+        blocks = {v: df for v, df in samples.items() if df is not None}
         if not blocks:
             continue
-        text = "\n\n\n".join("\n".join(" ".join(map(P.num, r)) if np.isfinite(r.t) else ""
-                                         for r in b.itertuples(index=False))
-                               for b in blocks) + "\n"
         # the panels' shared axes (gnuplot's own without data)
         low, t = (pd.concat(blocks)[c].dropna() for c in ("low", "t"))
         axes = dict(tmax=round(float(t.max()), 3) if len(t) else 1)
@@ -577,20 +553,22 @@ def disk_timelines(run, p):
                         lowmax=round(float(low.max()) + pad, 3))
         title = (f"Memory on {disk} over the jobs of rep 1 (pressure {pressure}), in run order; "
                  f"{T.kernel_title(run)}")
-        p.render("memory-disk", P.slug("memory", disk), text,
-                 dict(title=title, nvariants=len(names), variants=" ".join(names),
-                      **{f"has_{k}": " ".join(str(int(b[c].notna().any())) for b in blocks)
+        p.render("memory-disk", P.slug("memory", disk), _data(blocks.values(), gaps=True),
+                 dict(title=title, nvariants=len(blocks), variants=" ".join(blocks),
+                      **{f"has_{k}": " ".join(str(int(b[c].notna().any())) for b in blocks.values())
                          for k, c in (("bounce", "bounce"), ("psi", "some"))}, **axes),
-                 f"memory timeline: {disk}, rep 1, {', '.join(names)} side by side",
+                 f"memory timeline: {disk}, rep 1, {', '.join(blocks)} side by side",
                  "memory timelines")
 
 
-def _concat_jobs(run, jobs):
-    """The labmon samples of one boot's jobs one after the other, a NaN
-    row (a gap) between them."""
+def _first_boot(run, jobs):
+    """The labmon samples of the jobs of jobs' first boot (lowest rep), one
+    after the other, a NaN row (a gap) between them; None: none sampled."""
+    first = jobs.sort_values(["rep", "boot"]).iloc[0]
     parts, t0 = [], 0.0
     gap = pd.DataFrame({"t": [np.nan], "low": [np.nan], "bounce": [np.nan], "some": [np.nan]})
-    for j in jobs.sort_values("dir").itertuples():
+    for j in jobs[(jobs["rep"] == first["rep"]) &
+                  (jobs["boot"] == first["boot"])].sort_values("dir").itertuples():
         df = _samples(run, j.dir, ("t", "low", "bounce", "some"))
         if df is not None:
             parts += [df.assign(t=df["t"] + t0), gap]

@@ -25,9 +25,8 @@ def delta(before, after, keys):
 
 
 class Boot:
-    """One boot folder, as the readers see it (README): dir on the host,
-    guest(...) what the guest wrote, lab the run's lab.conf (None when a
-    job is read on its own), cache for what a reader reads once a boot."""
+    """One boot folder, as the readers see it (README): lab None when a job
+    is read on its own, cache what a reader reads once a boot."""
 
     def __init__(self, boot_dir, lab=None):
         self.dir = boot_dir

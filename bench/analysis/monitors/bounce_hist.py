@@ -30,8 +30,7 @@ def read(job):
     if bounces == "absent":
         job.info["bounce_trace"] = "absent"
     elif isinstance(bounces, int):
-        job.info["bounce_trace"] = "counted"
-        job.info["bounces"] = bounces
+        job.info.update(bounce_trace="counted", bounces=bounces)
         out["bounces"] = bounces
         if hist is not None:
             job.info["hist_dropped"] = hist["dropped"]

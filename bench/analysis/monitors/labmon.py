@@ -40,12 +40,9 @@ def _window(job, mon):
 
 
 def read(job):
-    out = {}
     mon = R.read_labmon(job.path("labmon.csv"))
     if mon is None or not len(mon):
-        return out
-    for col, metric, fn, scale in SAMPLED:
-        if col in mon and mon[col].notna().any():
-            out[metric] = scale * float(getattr(mon[col].dropna(), fn)())
-    out.update(_window(job, mon))
-    return out
+        return {}
+    out = {metric: scale * float(getattr(mon[col].dropna(), fn)())
+           for col, metric, fn, scale in SAMPLED if col in mon and mon[col].notna().any()}
+    return dict(out, **_window(job, mon))

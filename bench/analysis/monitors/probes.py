@@ -28,11 +28,9 @@ def read(job):
     job.info["probe_completion_calls"] = len(t["completion"])
     job.info["probe_overrun"] = P.read_overrun(job.path("probe-overrun.txt"), R.read_text)
     job.info["probe_state"] = "probed"
-    out = {}
-    for key, name in (("submit", "submit"), ("completion", "endio")):
-        if len(t[key]):
-            out.update({f"bounce_{name}_us_p{q}": float(np.percentile(t[key], q))
-                        for q in (50, 99)})
+    out = {f"bounce_{name}_us_p{q}": float(np.percentile(t[key], q))
+           for key, name in (("submit", "submit"), ("completion", "endio")) if len(t[key])
+           for q in (50, 99)}
     if P.SUBMIT in probes.split() and job.gib:
         out["bounce_us_per_gib"] = (t["submit"].sum() + t["completion"].sum()) / job.gib
     return out

@@ -26,8 +26,7 @@ METRICS = ("cpu_s_per_gib", "time_wall_us_per_io") + tuple(
 def _sectors(job):
     """(sectors read, written) on the job's device, or None."""
     dev = (job.text("device") or "").rsplit("/", 1)[-1]
-    ds0 = R.read_diskstats(job.path("before", "diskstats"))
-    ds1 = R.read_diskstats(job.path("after", "diskstats"))
+    ds0, ds1 = (R.read_diskstats(job.path(w, "diskstats")) for w in ("before", "after"))
     if dev in ds0 and dev in ds1:
         return tuple(b - a for a, b in zip(ds0[dev], ds1[dev]))
     return None
@@ -59,8 +58,7 @@ def read(job):
     rd, wr = _sectors(job) or (np.nan, np.nan)
     job.info.update(block_bytes=(rd + wr) * SECTOR, sectors_read=rd, sectors_written=wr)
 
-    st0 = R.read_proc_stat(job.path("before", "stat"))
-    st1 = R.read_proc_stat(job.path("after", "stat"))
+    st0, st1 = (R.read_proc_stat(job.path(w, "stat")) for w in ("before", "after"))
     prof = insn_profile.profile(job)
     ticks = delta(st0, st1, ["system", "irq", "softirq"])
     if prof and job.gib:
@@ -69,8 +67,7 @@ def read(job):
         out["cpu_s_per_gib"] = ticks / USER_HZ / job.gib
     out.update(_time_budget(st0, st1, job))
 
-    vm0 = R.keyvalues(job.text("before", "vmstat"))
-    vm1 = R.keyvalues(job.text("after", "vmstat"))
+    vm0, vm1 = (R.keyvalues(job.text(w, "vmstat")) for w in ("before", "after"))
     for metric, keys in (
             ("allocstall", sorted(k for k in vm1 if k.startswith("allocstall_"))),
             ("pgscan", ["pgscan_kswapd", "pgscan_direct"]),

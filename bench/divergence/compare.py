@@ -22,7 +22,7 @@ class Trace:
     exit cleanly."""
 
     def __init__(self, path):
-        self.path, self.cps, self.last_fn = path, {}, {}
+        self.cps, self.last_fn = {}, {}
         self.fns, self.irqs, self.marks, self.end = [], [], [], None
         with open(path) as f:
             head = f.readline().split()
@@ -31,20 +31,18 @@ class Trace:
             opts = dict(w.split("=", 1) for w in head[2:])
             self.every = int(opts["every"])
             self.vcpus = int(opts.get("vcpus", 1))
-            for line in f:
-                w = line.split()
-                if not w:
-                    continue
-                if w[0] == "cp" and len(w) in (3, 4):
+            for w in map(str.split, f):
+                kind, n = (w[0], len(w)) if w else ("", 0)
+                if kind == "cp" and n in (3, 4):
                     self.cps[int(w[1])] = w[2]
-                    self.last_fn[int(w[1])] = w[3] if len(w) == 4 else "?"
-                elif w[0] == "fn" and len(w) == 3:
+                    self.last_fn[int(w[1])] = w[3] if n == 4 else "?"
+                elif kind == "fn" and n == 3:
                     self.fns.append((int(w[1]), w[2]))
-                elif w[0] == "irq" and len(w) == 4:
+                elif kind == "irq" and n == 4:
                     self.irqs.append((int(w[1]), w[2], w[3]))
-                elif w[0] == "mark" and len(w) == 4:
+                elif kind == "mark" and n == 4:
                     self.marks.append((int(w[1]), w[2], int(w[3])))
-                elif w[0] == "end" and len(w) == 3:
+                elif kind == "end" and n == 3:
                     self.end = (int(w[1]), w[2])
 
     def where(self, count):
@@ -57,23 +55,19 @@ class Trace:
                 return f"before window {wid}" if last is None else \
                     f"after window {last[1]}, before window {wid}"
             last = (kind, wid)
-        return "before the first window" if last is None else \
-            f"after window {last[1]} (the last)"
-
-
-def entry_name(entry):
-    """irq_entries_start+0x28 -> "vector 0x25"; other entries as they are."""
-    sym, _, off = entry.partition("+")
-    if sym == "irq_entries_start" and off:
-        return f"vector {FIRST_EXTERNAL_VECTOR + int(off, 16) // IDT_ALIGN:#x}"
-    return sym
+        return f"after window {last[1]} (the last)" if last else "before the first window"
 
 
 def irq_text(irq):
+    """(count, entry, handler) in words: an entry irq_entries_start+0x28 is
+    "vector 0x25", any other its symbol."""
     if irq is None:
         return "none"
     count, entry, handler = irq
-    return f"{entry_name(entry)} ({handler}) at instruction {count:,}"
+    sym, _, off = entry.partition("+")
+    if sym == "irq_entries_start" and off:
+        sym = f"vector {FIRST_EXTERNAL_VECTOR + int(off, 16) // IDT_ALIGN:#x}"
+    return f"{sym} ({handler}) at instruction {count:,}"
 
 
 def compare(a, b):
@@ -116,19 +110,18 @@ def report(a, b, res):
     if res["identical"]:
         return [f"identical: {a.end[0]:,} instructions, the same fingerprint at every "
                 f"checkpoint ({len(a.cps)} of them, every {a.every:,})"]
-    lines = []
-    agree = res["agree_until"]
-    if res["first_diff"] is None:
-        ea, eb = res["ends"]
-        lines.append(f"the boots agree at every common checkpoint (up to {agree:,}) but end "
-                     f"apart: {ea[0]:,} against {eb[0]:,} instructions" if ea and eb else
-                     f"the boots agree up to instruction {agree:,}; a boot has no end line "
-                     "(QEMU did not exit cleanly)")
+    agree, first = res["agree_until"], res["first_diff"]
+    ea, eb = res["ends"]
+    if first is not None:
+        lines = [f"the boots part between instructions {agree:,} and {first:,} ({res['where']}); "
+                 f"last function entered there: A {a.last_fn.get(first, '?')}, "
+                 f"B {b.last_fn.get(first, '?')}"]
+    elif ea and eb:
+        lines = [f"the boots agree at every common checkpoint (up to {agree:,}) but end "
+                 f"apart: {ea[0]:,} against {eb[0]:,} instructions"]
     else:
-        lines.append(f"the boots part between instructions {agree:,} and "
-                     f"{res['first_diff']:,} ({res['where']}); last function "
-                     f"entered there: A {a.last_fn.get(res['first_diff'], '?')}, "
-                     f"B {b.last_fn.get(res['first_diff'], '?')}")
+        lines = [f"the boots agree up to instruction {agree:,}; a boot has no end line "
+                 "(QEMU did not exit cleanly)"]
     fa, fb = res["fn_a"], res["fn_b"]
     if fa or fb:
         lines.append("first function entry that differs: " + ", ".join(
@@ -141,9 +134,8 @@ def report(a, b, res):
             lines.append(f"  the same interrupt, {abs(ca[0] - cb[0]):,} "
                          f"instructions apart: its source runs on host time")
     else:
-        lines.append("no interrupt differs before they part: a value the "
-                     "guest read (a device register, or memory a device "
-                     "wrote) differs")
+        lines.append("no interrupt differs before they part: a value the guest read "
+                     "(a device register, or memory a device wrote) differs")
     return lines
 
 

@@ -8,7 +8,6 @@ import re
 from typing import NamedTuple
 
 SWEEP, PRESSURE = "sweep", "pressure"
-DIRECTIONS = ("read", "write")
 _ACCESS = re.compile(r"(rand|seq)(read|write)")
 # [rand|seq]{read|write}-SIZE-qdN, and whatever follows
 _SHAPE = re.compile(r"(?:(rand|seq)?(read|write)-)?([0-9]+)([km]?)-qd([0-9]+)(.*)$")
@@ -53,12 +52,11 @@ def is_streaming(job):
 
 def directions(job):
     """The directions a name mentions, read first."""
-    return [d for d in DIRECTIONS if d in str(job)]
+    return [d for d in ("read", "write") if d in str(job)]
 
 
 def access(job):
-    """(pattern, direction) of a name's first {rand|seq}{read|write},
-    else None."""
+    """(pattern, direction) of a name's first {rand|seq}{read|write}, else None."""
     m = _ACCESS.search(str(job))
     return (m.group(1), m.group(2)) if m else None
 
@@ -76,19 +74,17 @@ def sweep_shape(job):
     """{"pattern", "dir", "bytes", "qd"} of a sweep job
     (sweep-{rand,seq}{read,write}-SIZE-qdN, nothing after), else None."""
     s = shape(job) if is_sweep(job) else None
-    if s is None or not s.pattern or s.rest or \
-            not str(job).startswith(f"{SWEEP}-{s.pattern}{s.dir}-"):
-        return None
-    return {"pattern": s.pattern, "dir": s.dir, "bytes": s.bytes, "qd": s.qd}
+    if s and s.pattern and not s.rest and str(job).startswith(f"{SWEEP}-{s.pattern}{s.dir}-"):
+        return {"pattern": s.pattern, "dir": s.dir, "bytes": s.bytes, "qd": s.qd}
+    return None
 
 
 def is_io(job, pattern=None, direction=None, nbytes=None, qd=None, rest=None):
     """Whether a name's shape is this (None: any), e.g. is_io(job,
     "rand", "read", 4096, 1)."""
     s = shape(job)
-    return s is not None and all(want is None or got == want for got, want in (
-        (s.pattern, pattern), (s.dir, direction), (s.bytes, nbytes), (s.qd, qd),
-        (s.rest, rest)))
+    return s is not None and all(want is None or got == want
+                                 for got, want in zip(s, (pattern, direction, nbytes, qd, rest)))
 
 
 def is_page_qd1(job):

@@ -9,10 +9,8 @@ from itertools import zip_longest
 REPO_LAB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lab.conf")
 # Fields after TYPE and NAME, the last taking the rest of the line.
 _FIELDS = {"channel": ("find", "args"), "refusal": ("message",),
-           "clock": ("cpus", "icount", "label"),
-           "disk": ("channel", "knob", "role", "label"),
-           "role": ("role", "label"), "pressure": ("kind", "mib", "label"),
-           "default": ("value",)}
+           "clock": ("cpus", "icount", "label"), "disk": ("channel", "knob", "role", "label"),
+           "role": ("role", "label"), "pressure": ("kind", "mib", "label"), "default": ("value",)}
 # A boot's pressure unless a level is named (lab.conf's "pressure none")
 NO_PRESSURE = "none"
 
@@ -22,7 +20,7 @@ def parse(text):
     out = {t: {} for t in _FIELDS}
     for line in text.splitlines():
         words = line.split()
-        if not words or words[0].startswith("#") or words[0] not in _FIELDS:
+        if not words or words[0] not in _FIELDS:
             continue
         names = _FIELDS[words[0]]
         rest = line.split(None, 1 + len(names))[2:]
@@ -41,8 +39,7 @@ def load(run_path=None):
 def default(lab, key, fallback=None):
     """A "default KEY VALUE" of lab, fallback where it has none (a run's
     copy from before the key)."""
-    v = (lab or {}).get("default", {}).get(key, {}).get("value", "")
-    return v if v != "" else fallback
+    return (lab or {}).get("default", {}).get(key, {}).get("value") or fallback
 
 
 def disk_role(lab, disk):
@@ -56,7 +53,7 @@ def control_pairs(lab):
     disks = {d: f for d, f in lab["disk"].items() if f["knob"].startswith("param:")}
     return [(a, b) for a, da in disks.items() if da["role"] == "bounce-candidate"
             for b, db in disks.items()
-            if b != a and db["channel"] == da["channel"] and db["role"] == "control"]
+            if db["channel"] == da["channel"] and db["role"] == "control"]
 
 
 def ratio_disk(a, b):
@@ -93,17 +90,6 @@ def repeats(meta, lab, disk):
     """Whether disk's numbers repeat to the instruction: an exact clock
     (an -icount shift), completed in the guest."""
     return bool(disk_icount(meta, lab, disk)) and not host_completes(lab, disk)
-
-
-def known(lab, kind):
-    """The "(known: a b c )" tail of a refusal, as lib/lab.sh writes it."""
-    return "(known: " + "".join(n + " " for n in lab.get(kind, {})) + ")"
-
-
-def exact_clocks(lab):
-    """The clocks with an -icount shift (boots side by side; cells the
-    determinism bound may decide)."""
-    return [n for n, c in lab["clock"].items() if c.get("icount")]
 
 
 def shell(lab):

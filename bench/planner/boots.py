@@ -65,13 +65,13 @@ def rows(p, first, last, start, extend_only=False):
                     continue
                 c = p["disk_clocks"][d.split("+")[0]]
                 repeats = c in exact and not chaotic and not host.intersection(d.split("+"))
+                # an entry that does not repeat has every rep already
+                if extend_only and not repeats:
+                    continue
+                needs_extend = extend_only or (rep > p["exact_reps"] and repeats)
                 for pr in pressures:
-                    # an entry that does not repeat has every rep already
-                    if extend_only and not repeats:
+                    if needs_extend and f"{d}|{pr}" not in p["extend"]:
                         continue
-                    if extend_only or (rep > p["exact_reps"] and repeats):
-                        if f"{d}|{pr}" not in p["extend"]:
-                            continue
                     for label in p["labels"]:
                         out.append([start + len(out) + 1, label, label_kernel(label),
                                     d, pr, rep, c])
@@ -85,11 +85,10 @@ def boot_jobs(p, lab, disks, pressure, rep):
     sweep jobs in the same turns; the integrity jobs (their reps only).
     Under a pressure level only the pressure jobs, the disks swapped in
     even reps (a job starts from what the one before it left)."""
-    jobs, probes, integrity = p["jobs"], p["probe_jobs"], p["integrity_jobs"]
+    jobs, probes = p["jobs"], p["probe_jobs"]
+    integrity = p["integrity_jobs"] if rep <= p["integrity_reps"] else []
     sweep = p.get("sweep_jobs", []) if "+".join(disks) in {
         entry(e)[0] for e in p.get("sweep_disks", [])} else []
-    if rep > p["integrity_reps"]:
-        integrity = []
     if pressure in p["pressure_levels"]:
         jobs, probes, integrity, sweep = p["pressure_jobs"], [], [], []
         if rep % 2 == 0:
@@ -105,20 +104,16 @@ def boot_jobs(p, lab, disks, pressure, rep):
 def guest_run_args(p, lab, n, label, disk, pressure, rep, fail_boot=""):
     """bench/guest-run's options for one boot (but -o). fail_boot: the
     test hook BL_COMPARE_FAIL_BOOT, a boot number made to panic."""
-    kernel = label_kernel(label)
     disks = disk.split("+")
-    args = ["-v", kernel, "-j", boot_jobs(p, lab, disks, pressure, int(rep)),
+    args = ["-v", label_kernel(label), "-j", boot_jobs(p, lab, disks, pressure, int(rep)),
             "-J", p["jobs_dir"], "-p", pressure, "-c", p["disk_clocks"][disks[0]],
             "-m", str(p["memhog_mb"]), "-l", str(p["lowfree_mb"]), "-t", str(p["timeout"]),
             "-W", str(p["disk_wait"]), "-I", str(p["mon_ms"]), "-T", str(p["job_timeout"]),
-            # the seed moves the guest's start: an exact clock's reps
-            # are an ensemble
+            # the seed moves the guest's start: an exact clock's reps are an ensemble
             "-S", str(boot_seed(label, rep))]
     if p["guest_sleep"]:
         args += ["-s", p["guest_sleep"]]
-    kargs = p["kargs"]
-    if fail_boot == str(n):
-        kargs += " rdinit=/bl-injected-failure"
+    kargs = p["kargs"] + (" rdinit=/bl-injected-failure" if fail_boot == str(n) else "")
     if kargs:
         args += ["-a", kargs]
     return args

@@ -50,14 +50,14 @@ def _boot_disks(lab, disks):
 
 
 def _known(lab, kind, name):
+    """BadArg unless lab knows name as a kind (lib/lab.sh's refusal)."""
     if name not in lab[kind]:
-        raise BadArg(f"unknown {kind} '{name}' {L.known(lab, kind)}")
+        known = "".join(n + " " for n in lab[kind])
+        raise BadArg(f"unknown {kind} '{name}' (known: {known})")
 
 
 def plan(o, lab, root):
-    """The plan dict of Options o; BadArg: an empty matrix, an unknown
-    variant, disk, clock, pressure or job, a disk under two clocks, a
-    probe job that is not a job."""
+    """The plan dict of Options o; BadArg for the first thing wrong."""
     # the sweep runs in the boots of disk entries, none of its own: a
     # sweep disk that --disks left out takes the sweep with it
     entries = {B.entry(e)[0] for e in o.disks}
@@ -66,8 +66,9 @@ def plan(o, lab, root):
         o.sweep_disks, o.sweep_jobs = [], []
     if not (o.variants and o.disks and o.pressures
             and (o.jobs or o.integrity_jobs or o.sweep_jobs)):
-        raise BadArg(f"empty matrix (variants '{' '.join(o.variants)}', disks '{' '.join(o.disks)}', "
-                     f"jobs '{' '.join(o.jobs)}', integrity jobs '{' '.join(o.integrity_jobs)}', "
+        raise BadArg(f"empty matrix (variants '{' '.join(o.variants)}', "
+                     f"disks '{' '.join(o.disks)}', jobs '{' '.join(o.jobs)}', "
+                     f"integrity jobs '{' '.join(o.integrity_jobs)}', "
                      f"pressure '{' '.join(o.pressures)}')")
     kernels = _variants(root, o.variants)
     # 6.12/post is post: one label, one kernel folder
@@ -105,12 +106,10 @@ def plan(o, lab, root):
         if j not in o.jobs:
             raise BadArg(f"probe job '{j}' is not among the jobs ({' '.join(o.jobs)}): "
                          "its unprobed twin measures what the probes cost")
-    p = dataclasses.asdict(o)
-    p.update(labels=B.make_labels(o.variants), disk_clocks=disk_clocks,
-             exact_clocks=L.exact_clocks(lab), extend=[],
-             host_disks=[d for d in lab["disk"] if L.host_completes(lab, d)],
-             bases=sorted({b for _, b in kernels}))
-    return p
+    return dict(dataclasses.asdict(o), labels=B.make_labels(o.variants), disk_clocks=disk_clocks,
+                exact_clocks=[n for n, c in lab["clock"].items() if c.get("icount")], extend=[],
+                host_disks=[d for d in lab["disk"] if L.host_completes(lab, d)],
+                bases=sorted({b for _, b in kernels}))
 
 
 def job_files(o, probes=False):
@@ -140,9 +139,8 @@ def _fio(fio, args):
 
 
 def _parse_jobs(o, cache, missing):
-    """fio --parse-only of every job file by the guest's fio; BadArg for
-    the first one fio rejects, with fio's message; NotBuilt(missing, the
-    fio's path in it) without that fio."""
+    """fio --parse-only of every job file by the guest's fio: BadArg for the
+    first it rejects, with fio's message; NotBuilt(missing) without it."""
     fio = os.path.join(cache, "guest", "bin", "fio")
     if not os.access(fio, os.X_OK):
         raise NotBuilt(missing.format(fio))
@@ -165,9 +163,7 @@ def jobs(o, cache):
 
 
 def built(o, p, cache):
-    """What a real run needs, built and on the host: the host's commands,
-    the guest fio (the job files parsed by it), the kernels, the
-    initramfs."""
+    """NotBuilt for the first thing a real run needs that is missing."""
     for cmd in ["parallel"] + (["rsync", "ssh"] if o.sshloginfile else []):
         if not shutil.which(cmd):
             raise NotBuilt(f"'{cmd}' not found; run './run.sh deps' first")

@@ -15,17 +15,6 @@ import os
 DEFAULT_BOOT_S = 47
 
 
-def _runs(results):
-    """Every run's boots.tsv rows, newest first."""
-    files = glob.glob(os.path.join(results, "*", "boots.tsv"))
-    files.sort(key=lambda f: (-os.stat(f).st_mtime_ns, f))
-    out = []
-    for f in files:
-        with open(f, encoding="utf-8", errors="replace") as fh:
-            out.append([line.rstrip("\n").split("\t") for line in fh])
-    return out
-
-
 def _secs(x):
     try:
         return float(x)
@@ -33,43 +22,47 @@ def _secs(x):
         return 0.0
 
 
-def _means(runs):
-    """({disk|pressure: mean}, {disk: mean}, the mean of all), each of the
-    newest run that has such ok boots."""
+def _means(results):
+    """({disk|pressure: mean}, {disk: mean}, the mean of all) of the ok
+    boots in results' boots.tsv files, each of the newest run that has such."""
+    files = glob.glob(os.path.join(results, "*", "boots.tsv"))
+    files.sort(key=lambda f: (-os.stat(f).st_mtime_ns, f))
     means = ({}, {}, {})
-    for rows in runs:
+    for f in files:
         run = ({}, {}, {})
-        for x in rows:
-            if len(x) >= 7 and x[5] == "ok":
-                for table, k in zip(run, (f"{x[2]}|{x[3]}", x[2], "")):
-                    table.setdefault(k, []).append(_secs(x[6]))
+        with open(f, encoding="utf-8", errors="replace") as fh:
+            for x in (line.rstrip("\n").split("\t") for line in fh):
+                if len(x) >= 7 and x[5] == "ok":
+                    for table, k in zip(run, (f"{x[2]}|{x[3]}", x[2], "")):
+                        table.setdefault(k, []).append(_secs(x[6]))
         for table, got in zip(means, run):
             for k, v in got.items():
                 table.setdefault(k, sum(v) / len(v))
-    return means[0], means[1], means[2].get("")
+    return means[0], means[1], means[2].get("", DEFAULT_BOOT_S)
 
 
 def estimate(rows, results, side, exact_clocks):
     """The estimate's lines for matrix.tsv rows [boot, label, kernel,
     disk, pressure, rep, clock]."""
-    per, dper, run_mean = _means(_runs(results))
+    per, dper, fallback = _means(results)
     order, total = {}, {True: 0.0, False: 0.0}
     for r in rows:
         k = f"{r[3]}|{r[4]}"
-        t = per.get(k, dper.get(r[3], run_mean if run_mean is not None else DEFAULT_BOOT_S))
+        t = per.get(k, dper.get(r[3], fallback))
         ex = r[6] in exact_clocks
-        e = order.setdefault(k, {"n": 0, "exact": ex, "guess": k not in per})
-        e["t"] = t
+        e = order.setdefault(k, {"n": 0, "t": t, "exact": ex, "guess": k not in per})
         e["n"] += 1
         total[ex] += t
-    out = ["estimate (mean seconds of ok boots of the same disk and pressure in the newest run that has them):"]
+    out = ["estimate (mean seconds of ok boots of the same disk and pressure in the newest run "
+           "that has them):"]
     for k, e in order.items():
         disk, pressure = k.split("|")
         out.append(f"  {disk:<16} {pressure:<8} {e['n']:3d} boot(s) x {e['t']:4.0f}s"
                    + (", side by side" if e["exact"] else "")
                    + (" (no earlier boot of it: a guess)" if e["guess"] else ""))
     total = int(total[True] / side + total[False] + 0.5)
-    out.append(f"  total: about {total // 60}m{total % 60:02d}s ({side} side by side; kernel and guest builds not included;")
+    out.append(f"  total: about {total // 60}m{total % 60:02d}s ({side} side by side; kernel and "
+               "guest builds not included;")
     out.append("  an exact-clock entry that spreads gets the rest of its reps on top)")
     return out
 

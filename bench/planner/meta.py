@@ -43,12 +43,11 @@ def _host():
     u = os.uname()
     mib = next((int(line.split()[1]) // 1024 for line in _read("/proc/meminfo").splitlines()
                 if line.startswith("MemTotal:")), "")
-    return f"{u.sysname} {u.release} {u.version} {u.machine}; {len(os.sched_getaffinity(0))} cpus; {mib} MiB"
+    cpus = len(os.sched_getaffinity(0))
+    return f"{u.sysname} {u.release} {u.version} {u.machine}; {cpus} cpus; {mib} MiB"
 
 
 def _sshlogins(path):
-    if not path:
-        return ""
     lines = [l.split() for l in _read(path).splitlines()]
     return " ".join(w[-1] for w in lines if w and not w[0].startswith("#"))
 
@@ -72,8 +71,8 @@ def git_revision(root):
     return _cmd(["git", "-C", root, "describe", "--always", "--dirty"]) or "unknown"
 
 
-def build(run, p, status, root, cache, lab, lab_file):
-    """The meta.json dict of a run at this point."""
+def write(run, p, status, root, cache, lab, lab_file):
+    """meta.json into the run folder: the run as it is at this point."""
     with open(lab_file, "rb") as f:
         lab_sha = hashlib.sha256(f.read()).hexdigest()
     roles = {label: "aa-copy" if label != B.label_kernel(label)
@@ -87,8 +86,7 @@ def build(run, p, status, root, cache, lab, lab_file):
         **{k: " ".join(p[k + "s" if k == "pressure" else k]) for k in (
             "disks", "pressure", "jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
             "pressure_levels", "pressure_jobs")},
-        "roles": roles,
-        "disk_roles": {d: f["role"] for d, f in lab["disk"].items()},
+        "roles": roles, "disk_roles": {d: f["role"] for d, f in lab["disk"].items()},
         "lab_conf_sha256": lab_sha, "lowfree_target_mb": p["lowfree_mb"],
         "reps": p["reps"], "exact_reps": p["exact_reps"],
         "integrity_reps": p["integrity_reps"], "side_by_side": p["side_jobs"],
@@ -121,8 +119,4 @@ def build(run, p, status, root, cache, lab, lab_file):
     })
     if now != m["git_revision"]:
         m["git_revision_at_end"] = now
-    return m
-
-
-def write(run, p, status, root, cache, lab, lab_file):
-    write_json(os.path.join(run, "meta.json"), build(run, p, status, root, cache, lab, lab_file))
+    write_json(os.path.join(run, "meta.json"), m)

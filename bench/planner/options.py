@@ -25,12 +25,12 @@ NONE_EMPTIES = ("jobs", "probe_jobs", "integrity_jobs", "pressure_disks",
                 "pressure_levels", "pressure_jobs", "sweep_disks", "sweep_jobs")
 LISTS = ("variants", "disks", "pressures") + NONE_EMPTIES
 # attribute -> its key in a matrix set (its own name, but one)
-MATRIX_KEYS = {a: "pressure" if a == "pressures" else a for a in
-               ("variants", "disks", "pressures", "reps", "exact_reps", "integrity_reps")
-               + NONE_EMPTIES}
+MATRIX_KEYS = {a: "pressure" if a == "pressures" else a
+               for a in LISTS + ("reps", "exact_reps", "integrity_reps")}
 # attribute -> its "default KEY" of lab.conf
-LAB_DEFAULTS = {"lowfree_mb": "lowfree_target_mb", "clock": "clock", "disk_wait": "disk_wait_s",
-                "mon_ms": "mon_interval_ms", "job_timeout": "job_timeout_s"}
+LAB_DEFAULTS = {"memhog_mb": "memhog_mb", "lowfree_mb": "lowfree_target_mb", "clock": "clock",
+                "disk_wait": "disk_wait_s", "mon_ms": "mon_interval_ms",
+                "job_timeout": "job_timeout_s"}
 # option -> the attribute its value sets: the option's name with "_" for
 # "-", but for these four
 VALUED = {o: o[2:].replace("-", "_") for o in (
@@ -60,17 +60,6 @@ def positive(value, message):
     return int(value)
 
 
-def _pick_set(named, matrix):
-    """The matrix set named (--quick is "quick", --set NAME is NAME)."""
-    if len(set(named)) > 1:
-        raise BadArg("--quick and --set name two matrix sets ("
-                     + ", ".join(dict.fromkeys(named)) + "); name one")
-    name = named[0] if named else "default"
-    if not matrix.get(name, {}).get("variants"):
-        raise BadArg(f"no matrix set '{name}' in bench/matrix (sets: {' '.join(sorted(matrix))})")
-    return name
-
-
 def parse(argv, matrix, lab, cpus, root):
     """Options from compare's argv: the set's keys, then the overrides."""
     given, named, dry_run = {}, [], False
@@ -94,23 +83,30 @@ def parse(argv, matrix, lab, cpus, root):
                 given[VALUED[a]] = v
         else:
             raise Usage(f"bouncelab: unknown option '{a}'")
-    o = Options(set=_pick_set(named, matrix), dry_run=dry_run)
-    default = lambda k: lab["default"].get(k, {}).get("value", "")
+    if len(set(named)) > 1:
+        raise BadArg("--quick and --set name two matrix sets ("
+                     + ", ".join(dict.fromkeys(named)) + "); name one")
+    o = Options(set=named[0] if named else "default", dry_run=dry_run)
+    if not matrix.get(o.set, {}).get("variants"):
+        raise BadArg(f"no matrix set '{o.set}' in bench/matrix (sets: {' '.join(sorted(matrix))})")
     raw = {attr: "" for attr in VALUED.values()}
     raw.update({attr: " ".join(matrix[o.set].get(key) or []) for attr, key in MATRIX_KEYS.items()})
-    raw.update({attr: default(key) for attr, key in LAB_DEFAULTS.items()})
+    raw.update({attr: lab["default"].get(key, {}).get("value", "")
+                for attr, key in LAB_DEFAULTS.items()})
     raw.update(side_jobs=str(cpus), jobs_dir=os.path.join(root, "bench", "jobs"), accel="auto",
                timeout="900", budget_min="60")
     raw.update(given)
-    o.memhog_mb = default("memhog_mb")
     return _resolve(o, raw)
 
 
 def _resolve(o, raw):
     """The raw strings checked and typed into o, in compare's order."""
     for attr in LISTS:
-        v = raw[attr].strip()
-        setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else v.replace(",", " ").split())
+        v = raw[attr].strip().replace(",", " ")
+        setattr(o, attr, [] if attr in NONE_EMPTIES and v == "none" else v.split())
+    for attr in ("memhog_mb", "clock", "kargs", "guest_sleep", "run_id", "jobs_dir", "until_ci",
+                 "accel"):
+        setattr(o, attr, raw[attr])
     o.reps = positive(raw["reps"], "--reps wants a positive number, not '{}'")
     # without exact_reps an exact entry gets the reps of every other
     o.exact_reps = min(positive(raw["exact_reps"] or raw["reps"],
@@ -120,23 +116,20 @@ def _resolve(o, raw):
     if not o.jobs and o.integrity_reps < o.reps:
         raise BadArg(f"--integrity-reps {o.integrity_reps}: with no other jobs the boots of "
                      f"reps {o.integrity_reps + 1}-{o.reps} would run nothing")
-    o.side_jobs = positive(raw["side_jobs"], "-j wants a positive number of boots side by side, not '{}'")
+    o.side_jobs = positive(raw["side_jobs"],
+                           "-j wants a positive number of boots side by side, not '{}'")
     if raw["sshloginfile"]:
         if not os.access(raw["sshloginfile"], os.R_OK):
             raise BadArg(f"--sshloginfile: cannot read '{raw['sshloginfile']}'")
         o.sshloginfile = os.path.realpath(raw["sshloginfile"])
-    o.until_ci = raw["until_ci"]
     if o.until_ci and not re.fullmatch(r"[0-9]+(\.[0-9]+)?", o.until_ci):
         raise BadArg(f"--until-ci wants a percentage, not '{o.until_ci}'")
     o.budget_min = positive(raw["budget_min"], "--budget-min wants minutes, not '{}'")
     o.timeout = positive(raw["timeout"], "--timeout wants seconds, not '{}'")
-    if raw["accel"] not in ("auto", "tcg", "kvm"):
-        raise BadArg(f"--accel is auto, tcg or kvm, not '{raw['accel']}'")
-    o.accel = raw["accel"]
+    if o.accel not in ("auto", "tcg", "kvm"):
+        raise BadArg(f"--accel is auto, tcg or kvm, not '{o.accel}'")
     for attr in ("disk_wait", "mon_ms", "job_timeout"):
         setattr(o, attr, positive(raw[attr], "--disk-wait, --mon-interval-ms, --job-timeout "
                                    "want a positive number, not '{}'"))
-    for attr in ("clock", "kargs", "guest_sleep", "run_id", "jobs_dir"):
-        setattr(o, attr, raw[attr])
     o.lowfree_raw = raw["lowfree_mb"]
     return o

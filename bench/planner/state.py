@@ -8,13 +8,11 @@ arguments are parsed once per run and the later rounds (determinism,
 import json
 import os
 
-
-def path(run):
-    return os.path.join(run, "plan.json")
+from .boots import MATRIX_HEADER
 
 
 def load(run):
-    with open(path(run), encoding="utf-8") as f:
+    with open(os.path.join(run, "plan.json"), encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -27,14 +25,11 @@ def write_json(file, obj):
 
 
 def save(run, plan):
-    write_json(path(run), plan)
+    write_json(os.path.join(run, "plan.json"), plan)
 
 
 def append_rows(run, rows, header=False):
     """Rows onto the run's matrix.tsv (with its header first when asked)."""
-    from .boots import MATRIX_HEADER
     with open(os.path.join(run, "matrix.tsv"), "w" if header else "a", encoding="utf-8") as f:
-        if header:
-            f.write("\t".join(MATRIX_HEADER) + "\n")
-        for r in rows:
+        for r in ([MATRIX_HEADER] if header else []) + rows:
             f.write("\t".join(map(str, r)) + "\n")

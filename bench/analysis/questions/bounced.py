@@ -33,14 +33,11 @@ def lines(run_dir):
         run = tidy.load_run(run_dir)
     except (tidy.RunError, OSError, ValueError) as e:
         return [f"bounced bios counted: none ({e})"]
-    cells = {}
-    if not run.jobs.empty:
-        for (label, disk), g in run.jobs.groupby(["variant", "disk"], sort=False):
-            cells[(label, disk)] = _cell(g)
+    cells = {} if run.jobs.empty else {
+        key: _cell(g) for key, g in run.jobs.groupby(["variant", "disk"], sort=False)}
     failed = run.boots[run.boots["status"] != "ok"]
-    for (label, disk), g in failed.groupby(["variant", "disk"], sort=False):
-        line = cells.get((label, disk), "not measured")
-        cells[(label, disk)] = f"{line} ({len(g)} boot(s) failed)"
+    for key, g in failed.groupby(["variant", "disk"], sort=False):
+        cells[key] = f"{cells.get(key, 'not measured')} ({len(g)} boot(s) failed)"
     out = ["bounced bios counted (block:block_bio_bounce) per variant and disk:"]
     out += [f"  {label + ' ' + disk:<28} {line}" for (label, disk), line in sorted(cells.items())]
     if not failed.empty:

@@ -5,10 +5,7 @@ trigger counted per job, and whether they prove the bounce path ran
 the summary bench/compare prints at the end of a run (bench/analyze
 --bounce-summary), with the failed boots.
 """
-from .. import md
-from .. import roles as ROLES
-from .. import stats
-from .. import tidy
+from .. import md, roles as ROLES, stats, tidy
 
 TITLE = "Did the bounce path run?"
 
@@ -63,9 +60,8 @@ def status(run):
         total = ok.loc[ok["bounce_trace"] == "counted", "bounces"].sum()
         return True, f"exercised: {names} counted {int(total)} bounced bios in {len(ok)} job(s)"
     scope = "" if len(zero_jobs) >= len(ok) else " everywhere"
-    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {len(ok)} "
-                   f"job(s) of {names} counted no "
-                   "bounced bios; no bounce cost is reported for them")
+    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {len(ok)} job(s) of {names} "
+                   "counted no bounced bios; no bounce cost is reported for them")
 
 
 def section(run, verdicts):

@@ -7,15 +7,8 @@ own cost, lowmem held. figures: forest, bars, latency, bounced bytes.
 """
 import numpy as np
 
-from lab import jobname as J
-from lab import labconf as L
-from .. import cells as C
-from .. import md
-from .. import metrics as M
-from .. import plots as P
-from .. import roles as R
-from .. import stats as S
-from .. import tidy as T
+from lab import jobname as J, labconf as L
+from .. import cells as C, md, metrics as M, plots as P, roles as R, stats as S, tidy as T
 from .counted import job_median
 from .integrity import integrity_row, integrity_table
 
@@ -457,8 +450,7 @@ def forest(run, verdicts, p):
         rows = rows.assign(_r=rows["ratio"].astype(float))
         rows = rows.sort_values(["disk", "_r", "job", "pressure", "a", "b"], kind="stable")
         # a ratio without a CI (too few reps) must not stretch the axis
-        has_ci = (np.isfinite(rows["ci_low"].astype(float)) &
-                  np.isfinite(rows["ci_high"].astype(float)))
+        has_ci = np.isfinite(rows[["ci_low", "ci_high"]].to_numpy(float)).all(axis=1)
         xmin, xmax = _fitted_range(rows[has_ci] if has_ci.any() else rows)
         lines = [_forest_line(y, r, xmin, xmax) for y, r in enumerate(rows.itertuples())]
         metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))

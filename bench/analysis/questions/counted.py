@@ -12,13 +12,7 @@ from itertools import combinations
 import numpy as np
 
 from lab import labconf as L
-from .. import cells as C
-from .. import explain as E
-from .. import insnprof as X
-from .. import md
-from .. import plots as P
-from .. import roles as R
-from .. import tidy as T
+from .. import cells as C, explain as E, insnprof as X, md, plots as P, roles as R, tidy as T
 
 TITLE = "What a bounce costs, counted"
 AGREE_PCT = 10.0
@@ -178,8 +172,7 @@ def section(run, verdicts=None):
         cells.append([disk, job, f"{v} − {b}", md.delta(wall), md.delta(total)] +
                      [md.delta(x) for _, x in parts] + [md.delta(user), md.delta(idle)])
         notes += _job_notes(run, disk, job, v, b, vals, total, wall)
-    head = ["disk", "job", "pair", "Δ 1/IOPS", "sum of parts"] + list(X.PART_NAMES) + \
-        ["user", "idle"]
+    head = ["disk", "job", "pair", "Δ 1/IOPS", "sum of parts", *X.PART_NAMES, "user", "idle"]
     return table + [
         "Counted, not sampled: on an exact clock every instruction takes the "
         "same virtual time, and the insnprof plugin counts each one by kernel "

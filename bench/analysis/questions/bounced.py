@@ -5,10 +5,7 @@ trigger counted per job, and whether they prove the bounce path ran
 the summary bench/compare prints at the end of a run (bench/analyze
 --bounce-summary), with the failed boots.
 """
-from .. import md
-from .. import roles as ROLES
-from .. import stats
-from .. import tidy
+from .. import md, roles as ROLES, stats, tidy
 
 TITLE = "Did the bounce path run?"
 
@@ -33,14 +30,11 @@ def lines(run_dir):
         run = tidy.load_run(run_dir)
     except (tidy.RunError, OSError, ValueError) as e:
         return [f"bounced bios counted: none ({e})"]
-    cells = {}
-    if not run.jobs.empty:
-        for (label, disk), g in run.jobs.groupby(["variant", "disk"], sort=False):
-            cells[(label, disk)] = _cell(g)
+    cells = {} if run.jobs.empty else {
+        key: _cell(g) for key, g in run.jobs.groupby(["variant", "disk"], sort=False)}
     failed = run.boots[run.boots["status"] != "ok"]
-    for (label, disk), g in failed.groupby(["variant", "disk"], sort=False):
-        line = cells.get((label, disk), "not measured")
-        cells[(label, disk)] = f"{line} ({len(g)} boot(s) failed)"
+    for key, g in failed.groupby(["variant", "disk"], sort=False):
+        cells[key] = f"{cells.get(key, 'not measured')} ({len(g)} boot(s) failed)"
     out = ["bounced bios counted (block:block_bio_bounce) per variant and disk:"]
     out += [f"  {label + ' ' + disk:<28} {line}" for (label, disk), line in sorted(cells.items())]
     if not failed.empty:
@@ -66,9 +60,8 @@ def status(run):
         total = ok.loc[ok["bounce_trace"] == "counted", "bounces"].sum()
         return True, f"exercised: {names} counted {int(total)} bounced bios in {len(ok)} job(s)"
     scope = "" if len(zero_jobs) >= len(ok) else " everywhere"
-    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {len(ok)} "
-                   f"job(s) of {names} counted no "
-                   "bounced bios; no bounce cost is reported for them")
+    return False, (f"NOT exercised{scope}: {len(zero_jobs)} of {len(ok)} job(s) of {names} "
+                   "counted no bounced bios; no bounce cost is reported for them")
 
 
 def section(run, verdicts):

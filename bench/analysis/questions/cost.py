@@ -7,16 +7,9 @@ own cost, lowmem held. figures: forest, bars, latency, bounced bytes.
 """
 import numpy as np
 
-from lab import jobname as J
-from lab import labconf as L
-from .. import cells as C
-from .. import md
-from .. import metrics as M
-from .. import plots as P
-from .. import roles as R
-from .. import stats as S
-from .. import tidy as T
-from .counted import memcpy_us
+from lab import jobname as J, labconf as L
+from .. import cells as C, md, metrics as M, plots as P, roles as R, stats as S, tidy as T
+from .counted import job_median
 from .integrity import integrity_row, integrity_table
 
 TITLE = "What a bounce costs"
@@ -55,21 +48,21 @@ def cost_text(ratios):
     return f"{md.fmt(100 * (1 - med), 2)}% (one boot)"
 
 
-def _lowmem_line(run, v, disk):
+def _lowmem_lines(run, v, disk):
     """Lowmem held by v's bounce pages: the exact count, else the sampled gauge."""
     def med(metric):
         return C.median(run.tidy, v, disk, None, metric)
     peak, mean = med("bounce_pages_peak"), med("bounce_pages_mean")
     if np.isfinite(peak):
-        return (f"  - lowmem held by bounce pages (exact, the kernel's count per job; "
+        return [f"  - lowmem held by bounce pages (exact, the kernel's count per job; "
                 f"median over jobs and boots): peak {md.fmt(peak)} pages "
-                f"({md.fmt(peak * 4)} KiB), time-weighted mean {md.fmt(mean)} pages.")
+                f"({md.fmt(peak * 4)} KiB), time-weighted mean {md.fmt(mean)} pages."]
     peak, mean = med("bounce_gauge_pages_peak"), med("bounce_gauge_pages_mean")
     if np.isfinite(peak):
-        return (f"  - lowmem held by bounce pages: peak {md.fmt(peak)}, mean "
+        return [f"  - lowmem held by bounce pages: peak {md.fmt(peak)}, mean "
                 f"{md.fmt(mean)} pages (Bounce: sampled, monitor interval "
-                f"{interval(run)}){unseen_note(run, disk, peak)}.")
-    return None
+                f"{interval(run)}){unseen_note(run, disk, peak)}."]
+    return []
 
 
 def _bounce_lines(run, v, disk, labels):
@@ -87,19 +80,19 @@ def _bounce_lines(run, v, disk, labels):
         def med(metric):
             return md.fmt(C.median(t, v, disk, job, metric))
         per_gib = C.median(t, v, disk, job, "bounce_us_per_gib")
+        memcpy = job_median(run, "memcpy_4k_us", v, disk, job)
         out.append(
             f"  - {job}: **a bounced bio costs {med('bounce_submit_us_p50')} µs at "
             f"submit (p99 {med('bounce_submit_us_p99')}) and "
             f"{med('bounce_endio_us_p50')} µs at completion (p99 "
             f"{med('bounce_endio_us_p99')})**, {md.fmt(per_gib / 1e6)} s per GiB; "
-            f"a plain 4 KiB memcpy: {md.fmt(memcpy_us(run, v, disk, job))} µs in the same boots.")
+            f"a plain 4 KiB memcpy: {md.fmt(memcpy)} µs in the same boots.")
     over = [(w, cost_text(_probe_overhead(run, w, disk))) for w in labels]
     over = [f"{w} {x}" for w, x in over if x]
     if over:
         out.append(f"  - the probes' own cost (IOPS lost with them on, same "
                    f"boot, median): {', '.join(over)}.")
-    held = _lowmem_line(run, v, disk)
-    return out + ([held] if held else [])
+    return out + _lowmem_lines(run, v, disk)
 
 
 def section(run, verdicts):
@@ -110,10 +103,8 @@ def section(run, verdicts):
     t = run.tidy
     cands = [d for d in dict.fromkeys(t["disk"]) if d in run.candidate_disks]
     ratios = [d for d in dict.fromkeys(t["disk"]) if C.is_ratio(d)]
-    out = []
-    for disk in cands:
-        for v in bouncers:
-            out += _bounce_lines(run, v, disk, bouncers + others)
+    out = [line for disk in cands for v in bouncers
+           for line in _bounce_lines(run, v, disk, bouncers + others)]
     pairs = [(v, w) for v in bouncers for w in others]
     metrics = [m for m in M.headlines(M.REPORT) if m in M.selected("ratio")]
     rows = []
@@ -160,15 +151,11 @@ def headline_pairs(run):
 
 def _versions(run):
     """{label: its kernel's release as a sortable tuple} of the run."""
-    out = {}
-    b = run.boots
-    if "kernel_release" not in b:
-        return out
-    rels = b[["variant", "kernel_release"]].dropna().drop_duplicates()
-    for label, rel in rels.itertuples(index=False):
-        nums = tuple(int(x) for x in str(rel).split("-")[0].split(".") if x.isdigit())
-        out.setdefault(label, nums[:2])
-    return out
+    if "kernel_release" not in run.boots:
+        return {}
+    rels = run.boots[["variant", "kernel_release"]].dropna().drop_duplicates("variant")
+    return {label: tuple(int(x) for x in str(rel).split("-")[0].split(".") if x.isdigit())[:2]
+            for label, rel in rels.itertuples(index=False)}
 
 
 def versions_pairs(run):
@@ -305,10 +292,9 @@ def latency_curves(run, p, everything=False):
         keep = [d in run.candidate_disks and j in jobs and dr == tail(d, j)
                 for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
         curves = curves[keep]
-    order = run.labels
     for (disk, job, pressure, d), g in curves.groupby(
             ["disk", "job", "pressure", "direction"], sort=True):
-        variants = [v for v in order if v in set(g["variant"])]
+        variants = [v for v in run.labels if v in set(g["variant"])]
         blocks = []
         for v in variants:
             gv = g[(g["variant"] == v) & (g["percentile"] < 100)]
@@ -327,10 +313,8 @@ def latency_curves(run, p, everything=False):
 
 def _relevant_mark(verdicts, metric, cell, base, v):
     """"*" when v is relevant against base in the cell (disk, job, pressure)."""
-    disk, job, pressure = cell
-    row = verdicts[(verdicts["metric"] == metric) & (verdicts["disk"] == disk) &
-                   (verdicts["job"] == job) & (verdicts["pressure"] == pressure) &
-                   (verdicts["a"] == base) & (verdicts["b"] == v)]
+    row = C.rows(verdicts, metric, None, *cell)
+    row = row[(row["a"] == base) & (row["b"] == v)]
     return "*" if len(row) and S.is_relevant(row.iloc[0].get("relevance", "")) else ""
 
 
@@ -432,11 +416,9 @@ def headline_rows(run, rows):
 
 def _fitted_range(rows):
     """An x range around the ratios and their finite CI bounds, with 1."""
-    vals = [1.0] + list(rows["ratio"].astype(float))
-    for c in ("ci_low", "ci_high"):
-        x = rows[c].astype(float)
-        vals += list(x[np.isfinite(x) & (x > 0)])
-    lo, hi = min(vals), max(vals)
+    ci = rows[["ci_low", "ci_high"]].to_numpy(float).ravel()
+    vals = np.concatenate([[1.0], rows["ratio"].to_numpy(float), ci[np.isfinite(ci) & (ci > 0)]])
+    lo, hi = float(vals.min()), float(vals.max())
     pad = max(hi - lo, 0.01) * 0.06
     return max(lo - pad, 0.0), hi + pad
 
@@ -468,8 +450,7 @@ def forest(run, verdicts, p):
         rows = rows.assign(_r=rows["ratio"].astype(float))
         rows = rows.sort_values(["disk", "_r", "job", "pressure", "a", "b"], kind="stable")
         # a ratio without a CI (too few reps) must not stretch the axis
-        has_ci = (np.isfinite(rows["ci_low"].astype(float)) &
-                  np.isfinite(rows["ci_high"].astype(float)))
+        has_ci = np.isfinite(rows[["ci_low", "ci_high"]].to_numpy(float)).all(axis=1)
         xmin, xmax = _fitted_range(rows[has_ci] if has_ci.any() else rows)
         lines = [_forest_line(y, r, xmin, xmax) for y, r in enumerate(rows.itertuples())]
         metrics = ", ".join(dict.fromkeys(M.label(m) for m in rows["metric"]))

@@ -12,13 +12,7 @@ from itertools import combinations
 import numpy as np
 
 from lab import labconf as L
-from .. import cells as C
-from .. import explain as E
-from .. import insnprof as X
-from .. import md
-from .. import plots as P
-from .. import roles as R
-from .. import tidy as T
+from .. import cells as C, explain as E, insnprof as X, md, plots as P, roles as R, tidy as T
 
 TITLE = "What a bounce costs, counted"
 AGREE_PCT = 10.0
@@ -135,8 +129,7 @@ def instrument_gaps(run, rows):
     cost enters the comparison)."""
     groups = {}
     for disk, job, v, vals in rows:
-        if job in run.performance_jobs and not C.is_probed(job) and \
-                np.isfinite(vals[INSTRUMENTS]):
+        if job in run.question_jobs and np.isfinite(vals[INSTRUMENTS]):
             groups.setdefault((disk, job), []).append((v, vals))
     out = []
     for (disk, job), vs in groups.items():
@@ -179,8 +172,7 @@ def section(run, verdicts=None):
         cells.append([disk, job, f"{v} − {b}", md.delta(wall), md.delta(total)] +
                      [md.delta(x) for _, x in parts] + [md.delta(user), md.delta(idle)])
         notes += _job_notes(run, disk, job, v, b, vals, total, wall)
-    head = ["disk", "job", "pair", "Δ 1/IOPS", "sum of parts"] + list(X.PART_NAMES) + \
-        ["user", "idle"]
+    head = ["disk", "job", "pair", "Δ 1/IOPS", "sum of parts", *X.PART_NAMES, "user", "idle"]
     return table + [
         "Counted, not sampled: on an exact clock every instruction takes the "
         "same virtual time, and the insnprof plugin counts each one by kernel "
@@ -189,10 +181,6 @@ def section(run, verdicts=None):
         "less baseline, in µs per I/O; \"copy\" is the rep movs iterations "
         "(one a byte or a word: see README, instruction time).", "",
         md.table(head, cells), ""] + units_lines(run) + symbol_lines(run, rows) + notes
-
-
-def _sign(x, digits=0):
-    return md.fmt(x, fixed=digits, sign=True)
 
 
 def symbol_lines(run, rows):
@@ -224,23 +212,24 @@ def symbol_lines(run, rows):
                 f"({exact}).", "",
                 md.table(["symbol", "part", "Δ instructions per I/O", "of it copy",
                           f"calls per I/O, {b} → {v}", "Δ µs per I/O", "range over reps"],
-                         [[r.symbol, r.part, _sign(r.delta),
-                           _sign(r.copy) if np.isfinite(r.copy) else "",
+                         [[r.symbol, r.part, md.delta(r.delta, 0),
+                           md.delta(r.copy, 0) if np.isfinite(r.copy) else "",
                            f"{md.fmt(r.calls_a, fixed=2)} → {md.fmt(r.calls_b, fixed=2)}"
-                           if np.isfinite(r.calls_a) else "", _sign(r.us, 2),
-                           f"{_sign(r.lo)} to {_sign(r.hi)}" if np.isfinite(r.lo) else ""]
+                           if np.isfinite(r.calls_a) else "", md.delta(r.us, 2),
+                           f"{md.delta(r.lo, 0)} to {md.delta(r.hi, 0)}"
+                           if np.isfinite(r.lo) else ""]
                           for r in table.itertuples()]), ""]
     return out
 
 
-def _probe_note(run, disk, job, v):
+def _probe_lines(run, disk, job, v):
     """What function_graph said of one bounce in the probed twin, against
-    what its own hooks cost there (counted), or "" without a twin."""
+    what its own hooks cost there (counted), [] without a twin."""
     t, twin = run.tidy, job + C.PROBED
     sub = C.median(t, v, disk, twin, "bounce_submit_us_p50")
     end = C.median(t, v, disk, twin, "bounce_endio_us_p50")
     if not (np.isfinite(sub) and np.isfinite(end)) or C.is_probed(job):
-        return ""
+        return []
     own = C.median(t, v, disk, twin, INSTRUMENTS)
     clean = C.median(t, v, disk, job, INSTRUMENTS)
     per = C.median(t, v, disk, twin, BOUNCES)
@@ -251,15 +240,15 @@ def _probe_note(run, disk, job, v):
                 f"bounce (counted), which leaves {sub + end - hooks:.1f}: the probes "
                 "time themselves, and part of their cost lies outside what they time, "
                 "so on an exact clock the count replaces them")
-    return (f"function_graph (the probed twin) times one bounce at {sub + end:.1f} µs "
-            f"(p50 at submit {sub:.1f} + at completion {end:.1f}){cost}.")
+    return [f"  function_graph (the probed twin) times one bounce at {sub + end:.1f} µs "
+            f"(p50 at submit {sub:.1f} + at completion {end:.1f}){cost}."]
 
 
-def memcpy_us(run, variant, disk=None, job=None):
-    """A plain 4 KiB memcpy in µs, median of the variant's jobs (on disk, job)."""
+def job_median(run, column, variant, disk=None, job=None):
+    """A job-table column's median over the variant's jobs (on disk, job), else NaN."""
     j = run.jobs
-    x = C.rows(j, None, variant, disk, job)["memcpy_4k_us"].dropna() if "memcpy_4k_us" in j else []
-    return float(np.median(x)) if len(x) else np.nan
+    x = C.rows(j, None, variant, disk, job)[column].dropna() if column in j else []
+    return float(np.median(x.astype(float))) if len(x) else np.nan
 
 
 def _job_notes(run, disk, job, v, b, vals, total, wall):
@@ -274,7 +263,7 @@ def _job_notes(run, disk, job, v, b, vals, total, wall):
     out = [f"- **{disk} {job}**: {v} adds {md.delta(wall)} µs per I/O over {b}; "
            f"the parts sum to {md.delta(total)} ({gap:.1f}% apart: the window's ends "
            f"lie outside fio's clock)."]
-    per_io, memcpy = vals[BOUNCES][0], memcpy_us(run, v)
+    per_io, memcpy = vals[BOUNCES][0], job_median(run, "memcpy_4k_us", v)
     one = wall / per_io if per_io > 0 else np.nan
     copies = (f", {one / memcpy:.1f} plain 4 KiB memcpys of the same boots "
               f"({memcpy:.2f} µs each)") if np.isfinite(memcpy) and memcpy > 0 else ""
@@ -288,8 +277,7 @@ def _job_notes(run, disk, job, v, b, vals, total, wall):
                f"the tick-sampled sys+irq of /proc/stat says {md.delta(tick)}"
                + (f", {abs(tick - cpu) / abs(cpu) * 100:.0f}% off the count."
                   if np.isfinite(tick) and cpu else "."))
-    probed = _probe_note(run, disk, job, v)
-    out += [f"  {probed}"] if probed else []
+    out += _probe_lines(run, disk, job, v)
     return out + [f"  **Disagree** by more than {AGREE_PCT:g}%: " +
                   "; ".join(f"{x} and {y} ({g:.0f}%)" for x, y, g in bad) + "."
                   if bad else f"  The three agree within {AGREE_PCT:g}%."]
@@ -335,10 +323,6 @@ def first_screen(run, verdicts):
 
 
 def figures(run, verdicts, p, everything):
-    budget_figure(run, p)
-
-
-def budget_figure(run, p):
     """The counted budget of each unprobed job: its parts stacked (bounce
     variant less baseline, µs per I/O), the measured Δ 1/IOPS beside."""
     rows = [r for r in pairs(run) if not C.is_probed(r[1]) and not run.sweep_shape(r[1])]

@@ -46,7 +46,7 @@ def integrity_section(run):
                  for r in (g[g["job"] == j] for j in jobs)]
         b = g["bounces"]
         rows.append([v, d] + cells + [f"{int(b.sum())}" if b.notna().any() else "no tracepoint"])
-    short = [j[len("integrity-"):] if j.startswith("integrity-") else j for j in jobs]
+    short = [j.removeprefix("integrity-") for j in jobs]
     return [md.table(["variant", "disk"] + short + ["bounced bios"], rows),
             "", "Cells: bad blocks / blocks read back from the device and checked "
             "(crc32c), summed over the run's boots.", integrity_line(run, tab)]

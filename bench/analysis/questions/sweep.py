@@ -12,7 +12,7 @@ import numpy as np
 from lab import jobname as J
 from .. import cells as C, determinism as D, insnprof as X, md, plots as P, roles as ROLES
 from .. import tidy as T
-from .counted import INSTRUMENTS
+from .counted import INSTRUMENTS, job_median
 
 PAGE = J.PAGE_BYTES
 # block/bounce.c bounces a bio of at most BIO_MAX_VECS single-page
@@ -51,15 +51,6 @@ def peak_note(peak, pages, predicted, qd):
     return "**above the prediction**"
 
 
-def _info(run, variant, disk, job, column):
-    """The median of a job-table column over the variant's ok jobs."""
-    j = run.jobs
-    if j.empty or column not in j:
-        return np.nan
-    v = j[(j["variant"] == variant) & (j["disk"] == disk) & (j["job"] == job)][column].dropna()
-    return float(np.median(v.astype(float))) if len(v) else np.nan
-
-
 def points(run):
     """A dict per counted sweep job on a candidate disk ([]: no baseline
     and bounce variant), reads before writes, random by size, then
@@ -80,7 +71,7 @@ def points(run):
         nbytes = sh["bytes"]
         iops = f"{sh['dir']}_iops"
         wall = d(WINDOW) - d(INSTRUMENTS)
-        limits = {c: _info(run, bounce, disk, job, "queue_" + c)
+        limits = {c: job_median(run, "queue_" + c, bounce, disk, job)
                   for c in ("max_sectors_kb", "max_segments")}
         pages, predicted, requests = predicted_peak(
             nbytes, sh["qd"], *(int(x) if np.isfinite(x) else None for x in limits.values()))

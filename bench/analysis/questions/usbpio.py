@@ -7,10 +7,7 @@ the counted cost beside what the disk's timing could detect.
 """
 import numpy as np
 
-from .. import cells as C
-from .. import determinism as D
-from .. import insnprof as X
-from .. import md
+from .. import cells as C, determinism as D, insnprof as X, md
 from .counted import BOUNCES, IDLE, PER_BOUNCE_PARTS, USER, WALL, pairs
 
 TITLE = "One bounce, part by part, and its share of an I/O"

@@ -36,17 +36,16 @@ PARTS = (
     ("completion", r"bounce_end_io|^bio_endio"),
 )
 COPY, OTHER = "copy", "other kernel"
-PART_NAMES = ("copy",) + tuple(p for p, _ in PARTS) + (OTHER,)
+PART_NAMES = (COPY,) + tuple(p for p, _ in PARTS) + (OTHER,)
 _PATTERNS = tuple((p, re.compile(rx)) for p, rx in PARTS)
 # every bounced bio completes through one of these (since 2.6)
 BOUNCE_ENDS = ("bounce_end_io_read", "bounce_end_io_write")
+# the units that carry to another CPU: counts per I/O, not times
+COUNTS = ("insn_instructions_per_io", "insn_copy_iters_per_io", "insn_copy_bytes_per_io")
 
 
 def part_of(symbol):
-    for part, rx in _PATTERNS:
-        if rx.search(symbol):
-            return part
-    return OTHER
+    return next((part for part, rx in _PATTERNS if rx.search(symbol)), OTHER)
 
 
 def metric_key(part):
@@ -66,15 +65,11 @@ def read_profile(path):
     if fmt not in (["insnprof", "1"], ["insnprof", "2"]) or "vcpus=1 " not in lines[0] + " ":
         return {}           # not insnprof's, or racing counters: not exact, not used
     out, cur, wid = {}, None, None
-    for line in lines[1:]:
-        p = line.split()
-        if not p:
-            continue
+    for p in filter(None, map(str.split, lines[1:])):
         if p[0] == "window" and len(p) == 4:
             wid = int(p[1])
-            cur = {"user": int(p[2].split("=")[1]),
-                   "kernel": int(p[3].split("=")[1]), "syms": {},
-                   "copy_bytes": {} if fmt[1] == "2" else None}
+            cur = {"user": int(p[2].split("=")[1]), "kernel": int(p[3].split("=")[1]),
+                   "syms": {}, "copy_bytes": {} if fmt[1] == "2" else None}
         elif p[0] == "sym" and cur is not None and len(p) == 4 + int(fmt[1]):
             cur["syms"][p[1]] = tuple(int(x) for x in p[2:5])
             if len(p) == 6:
@@ -90,8 +85,7 @@ def read_window(path):
     ends = {}
     try:
         with open(path, encoding="utf-8") as f:
-            for line in f:
-                p = line.split()
+            for p in map(str.split, f):
                 if len(p) == 3 and p[0] in ("open", "close"):
                     ends[p[0]] = (int(p[1]), int(p[2]))
     except (OSError, ValueError):
@@ -149,14 +143,9 @@ def job_rows(counts, window_ns, ios, ns_per_insn):
     return rows
 
 
-# the units that carry to another CPU: counts per I/O, not times
-COUNTS = ("insn_instructions_per_io", "insn_copy_iters_per_io", "insn_copy_bytes_per_io")
-
-
 def count_rows(counts, ios):
-    """[(metric, value)] of one window in counts per I/O: instructions,
-    the rep movs iterations among them, and the bytes they moved (none
-    from a format 1 file)."""
+    """[(metric, value)] of one window in counts per I/O: instructions, the rep movs iterations
+    among them, and the bytes they moved (none from a format 1 file)."""
     if not ios:
         return []
     rows = [("insn_instructions_per_io", (counts["user"] + counts["kernel"]) / ios),

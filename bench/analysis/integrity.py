@@ -25,15 +25,8 @@ FIRST_BAD = 5
 
 def bad_offsets(stderr_text):
     """Distinct (offset, length) pairs fio's verify messages name, in order."""
-    seen, out = set(), []
-    for line in (stderr_text or "").splitlines():
-        m = _BAD.search(line)
-        if m:
-            key = (int(m.group(1)), int(m.group(2)))
-            if key not in seen:
-                seen.add(key)
-                out.append(key)
-    return out
+    found = (_BAD.search(line) for line in (stderr_text or "").splitlines())
+    return list(dict.fromkeys(tuple(map(int, m.groups())) for m in found if m))
 
 
 def job_result(fio, stderr_text):

@@ -45,15 +45,11 @@ def read_trace_text(path):
 
 
 def parse(text):
-    """[(name, duration_us, nested_endio_us)] of a function_graph trace:
-    every completed call of a traced function, with the time of the
-    bio_endio() calls nested anywhere below it (calls cut by the trace's
-    start or end are left out)."""
+    """[(name, duration_us, nested_endio_us)] of a function_graph trace: every completed call of a
+    traced function, with the time of the bio_endio() calls nested anywhere below it (calls
+    cut by the trace's start or end are left out)."""
     stacks, calls = {}, []
-    for line in text.splitlines():
-        m = _LINE.match(line)
-        if not m:
-            continue
+    for m in filter(None, map(_LINE.match, text.splitlines())):
         cpu, dur, call = m.groups()
         stack = stacks.setdefault(cpu, [])
         opened = _OPEN.match(call)
@@ -78,8 +74,7 @@ def summary(calls):
     """Submit and completion times per bounced bio: {"submit": array,
     "completion": array} in µs (completion is self time, see above)."""
     submit = [us for name, us, _ in calls if name == SUBMIT]
-    completion = [max(us - nested, 0.0) for name, us, nested in calls
-                  if name in COMPLETIONS]
+    completion = [max(us - nested, 0.0) for name, us, nested in calls if name in COMPLETIONS]
     return {"submit": np.asarray(submit, dtype=float),
             "completion": np.asarray(completion, dtype=float)}
 

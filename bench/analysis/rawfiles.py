@@ -9,8 +9,10 @@ import re
 
 import pandas as pd
 
-BOOT_COLUMNS = ["boot", "variant", "disk", "pressure", "rep", "status",
-                "seconds", "dir"]
+BOOT_COLUMNS = ["boot", "variant", "disk", "pressure", "rep", "status", "seconds", "dir"]
+PAGE_KB = 4
+OCCUPANCY_KEYS = ("inflight", "peak", "allocated", "page_ns", "span_ns",
+                  "alloc_ns", "alloc_max_ns", "pool_min", "pool_size")
 
 
 def read_text(path):
@@ -44,7 +46,7 @@ def read_matrix(path):
     """matrix.tsv (the runner's planned boots), or None when there is none."""
     try:
         df = _read_tsv(path)
-    except (OSError, ValueError, pd.errors.EmptyDataError):
+    except (OSError, ValueError):     # pandas' EmptyDataError is a ValueError
         return None
     return df if "boot" in df.columns else None
 
@@ -60,34 +62,24 @@ def read_json(path):
 
 
 def read_fio(path):
-    """fio --output-format=json, or None (from the first '{': fio may
-    print notes ahead of it)."""
-    text = read_text(path)
-    if not text or "{" not in text:
-        return None
+    """fio --output-format=json from its first "{" (fio may print notes ahead), or None."""
+    text = read_text(path) or ""
     try:
-        return json.loads(text[text.index("{"):])
+        return json.loads(text[text.index("{"):])    # index: ValueError without a "{"
     except ValueError:
         return None
 
 
 def keyvalues(text):
     """"name value" lines -> {name: int}; other lines are left out."""
-    out = {}
-    for line in (text or "").splitlines():
-        parts = line.split()
-        if len(parts) == 2 and re.fullmatch(r"-?\d+", parts[1]):
-            out[parts[0]] = int(parts[1])
-    return out
+    rows = map(str.split, (text or "").splitlines())
+    return {p[0]: int(p[1]) for p in rows if len(p) == 2 and re.fullmatch(r"-?\d+", p[1])}
 
 
 def read_meminfo(path):
     """/proc/meminfo -> {field: kB}."""
     found = (re.match(r"([^:]+):\s+(\d+)", line) for line in (read_text(path) or "").splitlines())
     return {m.group(1): int(m.group(2)) for m in found if m}
-
-
-PAGE_KB = 4
 
 
 def read_dose(path):
@@ -100,8 +92,7 @@ def read_dose(path):
     if text is None:
         return None
     out = {"hogs": {}, "target": {}}
-    for line in text.splitlines():
-        w = line.split()
+    for w in map(str.split, text.splitlines()):
         w = ["lowhog"] + w if w[:1] == ["frozen"] else w
         kv = {k: int(v) for k, _, v in (x.partition("=") for x in w) if v.isdigit()}
         if len(w) >= 2 and w[1] == "frozen":
@@ -124,15 +115,10 @@ def read_bounces(path):
         return None
 
 
-OCCUPANCY_KEYS = ("inflight", "peak", "allocated", "page_ns", "span_ns",
-                  "alloc_ns", "alloc_max_ns", "pool_min", "pool_size")
-
-
 def read_occupancy(path):
-    """The job's bounce-occupancy file (the lab-bounce kernel counter):
-    {key: int} with every OCCUPANCY_KEYS key, "off" (the unprobed twin of
-    a probed job), "absent" (no bounce code), "missing" (no counter), or
-    None (no file, or not well formed)."""
+    """The job's bounce-occupancy file (the lab-bounce kernel counter): {key: int} with every
+    OCCUPANCY_KEYS key, "off" (the unprobed twin of a probed job), "absent" (no bounce code),
+    "missing" (no counter), or None (no file, or not well formed)."""
     text = read_text(path)
     if text in ("off", "absent", "missing"):
         return text
@@ -162,7 +148,7 @@ def read_labmon(path):
     """labmon.csv as a DataFrame; an empty cell stays NaN (not exposed)."""
     try:
         return pd.read_csv(path)
-    except (OSError, ValueError, pd.errors.EmptyDataError):
+    except (OSError, ValueError):
         return None
 
 
@@ -195,19 +181,17 @@ def _late_pct(movers, d):
     """The % of a steady reader's (or writer's) I/Os of 1 ms or more (fio's
     latency_ms buckets): they are per entry, all directions, so only where
     one entry of movers moved data, and only this way; else None."""
-    if len(movers) != 1:
-        return None
-    if any((movers[0].get(o) or {}).get("total_ios") for o in ("read", "write") if o != d):
+    if len(movers) != 1 or any((movers[0].get(o) or {}).get("total_ios")
+                               for o in ("read", "write") if o != d):
         return None
     ms = movers[0].get("latency_ms")
     return float(sum(ms.values())) if isinstance(ms, dict) and ms else None
 
 
 def fio_directions(fio):
-    """Per direction that moved data: ios, iops, bw_bytes, io_bytes (summed
-    over fio's entries), the slat, clat and lat means (weighted by
-    samples; ns), percentiles and lat_percentiles (only where one entry
-    moved data that way: they cannot be merged), rate_iops (the offered
+    """Per direction that moved data: ios, iops, bw_bytes, io_bytes (summed over fio's entries),
+    the slat, clat and lat means (weighted by samples; ns), percentiles and lat_percentiles
+    (only where one entry moved data that way: they cannot be merged), rate_iops (the offered
     rate, None unless every entry had one) and late_pct."""
     jobs = (fio or {}).get("jobs") or []
     out = {}
@@ -262,8 +246,7 @@ def fio_shape(fio):
 
 
 def fio_cpu(fio):
-    """{cpu_usr_pct, cpu_sys_pct: mean over job entries, ctx_switches: sum},
-    what fio reported."""
+    """{cpu_usr_pct, cpu_sys_pct: mean over fio's job entries, ctx_switches: sum}."""
     jobs = (fio or {}).get("jobs") or []
     out = {}
     for key, metric, mean in (("usr_cpu", "cpu_usr_pct", True), ("sys_cpu", "cpu_sys_pct", True),
@@ -279,21 +262,16 @@ _STAT_CPU = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "stea
 
 def read_proc_stat(path):
     """The aggregate "cpu" line of /proc/stat -> {field: ticks}, or {}."""
-    for line in (read_text(path) or "").splitlines():
-        parts = line.split()
-        if parts and parts[0] == "cpu":
-            return {k: int(v) for k, v in zip(_STAT_CPU, parts[1:]) if v.isdigit()}
-    return {}
+    rows = map(str.split, (read_text(path) or "").splitlines())
+    cpu = next((p for p in rows if p[:1] == ["cpu"]), [])
+    return {k: int(v) for k, v in zip(_STAT_CPU, cpu[1:]) if v.isdigit()}
 
 
 def read_diskstats(path):
     """/proc/diskstats -> {device name: (sectors read, sectors written)}."""
-    out = {}
-    for line in (read_text(path) or "").splitlines():
-        parts = line.split()
-        if len(parts) >= 10 and parts[5].isdigit() and parts[9].isdigit():
-            out[parts[2]] = (int(parts[5]), int(parts[9]))
-    return out
+    rows = map(str.split, (read_text(path) or "").splitlines())
+    return {p[2]: (int(p[5]), int(p[9])) for p in rows
+            if len(p) >= 10 and p[5].isdigit() and p[9].isdigit()}
 
 
 def listdir(path):

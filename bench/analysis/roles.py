@@ -27,16 +27,14 @@ CANDIDATE, CONTROL = "bounce-candidate", "control"
 VARIANT_ROLES = (BASELINE, BOUNCE, REMOVED)
 DISK_ROLES = (CANDIDATE, CONTROL)
 
-# The repository's bench/lab.conf, which names no role anywhere else: the
-# history's roles.
+# The history's roles, from the one place that names them: bench/lab.conf
 _LAB = L.load()
 LAB_VARIANT_ROLES = {v: d["role"] for v, d in _LAB["role"].items()}
 LAB_DISK_ROLES = {n: d["role"] for n, d in _LAB["disk"].items()}
 
-# Baseline order of the pairs: A is the role earlier here (the bounce path
-# as designed is what the others are compared with). The one role order:
-# the run's pairs, the history's variants and colours, the versions'
-# series all follow it.
+# Baseline order of the pairs: A is the role earlier here (the bounce path as designed is
+# what the others are compared with). The one role order: the run's pairs, the history's
+# variants and colours, the versions' series all follow it.
 PAIR_ORDER = (BOUNCE, BASELINE, REMOVED)
 
 
@@ -45,8 +43,7 @@ def role_rank(role):
     return PAIR_ORDER.index(role) if role in PAIR_ORDER else len(PAIR_ORDER)
 
 
-# The repository's kernel variants in role order: the history's own
-# variant order (and colours).
+# The repository's kernel variants in role order: the history's (and its colours').
 LAB_VARIANT_ORDER = sorted((v for v, r in LAB_VARIANT_ROLES.items() if r in PAIR_ORDER),
                            key=lambda v: role_rank(LAB_VARIANT_ROLES[v]))
 
@@ -57,19 +54,13 @@ def _meta_map(meta, key):
 
 
 def resolve(meta, bases):
-    """({label: role}, {disk: role}) of a run, once, as tidy.load_run
-    keeps them (Run.roles, Run.disk_roles): meta.json's, a label's by its
-    own name, else by the kernel variant it boots (bases: {label: that
-    variant}); a label or disk nobody described has none."""
-    roles = _meta_map(meta, "roles")
-    out = {}
-    for label, base in bases.items():
-        for key in (label, base):
-            if roles.get(key) in VARIANT_ROLES:
-                out[label] = roles[key]
-                break
+    """({label: role}, {disk: role}) of a run's meta.json, resolved as the module docstring says
+    (bases: {label: the kernel variant it boots}); a label or disk nobody described has none."""
+    roles = {k: r for k, r in _meta_map(meta, "roles").items() if r in VARIANT_ROLES}
+    found = {label: roles.get(label) or roles.get(base) for label, base in bases.items()}
     disks = _meta_map(meta, "disk_roles")
-    return out, {d: r for d, r in disks.items() if r in DISK_ROLES}
+    return ({v: r for v, r in found.items() if r},
+            {d: r for d, r in disks.items() if r in DISK_ROLES})
 
 
 def variant_role(run, label):

@@ -30,23 +30,22 @@ from . import roles as ROLES
 from .monitors import GIB, USER_HZ
 
 MIB = 1 << 20
-# a pressure job's dose file (rawfiles.read_dose): its metrics are "dose_" + these
+# a pressure job's dose file (rawfiles.read_dose): its metrics are "dose_" + these,
+# and how far each zone was off its target (dose_check)
 DOSE_KEYS = ("lowfree_kb", "highfree_kb", "normal_min_kb", "highmem_min_kb")
+DOSE_OFFSETS = ("dose_highfree_off_kb", "dose_lowfree_off_kb")
 # a dose's band in either zone where lab.conf has no dose_band_kb (older runs)
 DOSE_BAND_KB = 512
 
 KEY_COLUMNS = ["variant", "disk", "job", "pressure", "rep", "boot"]
 TIDY_COLUMNS = KEY_COLUMNS + ["metric", "value", "unit"]
-EXCLUDED_COLUMNS = ["kind", "boot", "variant", "disk", "pressure", "rep",
-                    "job", "reason", "dir"]
+EXCLUDED_COLUMNS = ["kind", "boot", "variant", "disk", "pressure", "rep", "job", "reason", "dir"]
+# meta.json's facts of the run (bench/upgrade-run writes them into older runs)
+UPGRADED = ("roles", "disk_roles", "disk_clocks", "guest_bounds")
 
 
 class RunError(Exception):
     """The folder is not a usable run (missing, empty, not upgraded)."""
-
-
-# meta.json's facts of the run (bench/upgrade-run writes them into older runs)
-UPGRADED = ("roles", "disk_roles", "disk_clocks", "guest_bounds")
 
 
 @dataclass
@@ -71,7 +70,6 @@ class Run:
     bound_pct: float = field(default_factory=D.lab_bound_pct)  # the determinism bound, %
     guest_bounds: dict = field(default_factory=dict)    # meta.json's, {} unrecorded
     labels: list = field(default_factory=list)      # in pair order (roles.PAIR_ORDER)
-    by_role: dict = field(default_factory=dict)     # role -> its labels, in pair order
     candidate_disks: list = field(default_factory=list)  # bounce candidates that ran
     pressure_jobs: list = field(default_factory=list)    # meta.json's, [] without pressure
     levels: list = field(default_factory=list)      # pressures, mildest first
@@ -99,11 +97,10 @@ class Run:
 
     def labels_of(self, *roles):
         """The labels of these roles, in pair order."""
-        return [v for r in roles for v in self.by_role.get(r, [])]
+        return [v for r in roles for v in self.labels if self.roles.get(v) == r]
 
     def sweep_shape(self, job):
-        """The Shape of a job of the I/O-size sweep (its probed twin not
-        included), else None."""
+        """The Shape of a job of the I/O-size sweep (its probed twin not included), else None."""
         s = self.shapes.get(job)
         return s if s is not None and J.is_sweep(job) and not s.rest and s.pattern else None
 
@@ -137,11 +134,10 @@ def _job_name(jobdir_name, what):
 
 
 def dose_check(dose, lab, level):
-    """({zone: kB off its target} of "highfree"/"lowfree", why the job is
-    off band or "") of a dose (rawfiles.read_dose) under lab's level. A
-    zone is checked where it was held, against the target line, else the
-    level's (bench/README.md, "Memory pressure"; LowFree: lowhog's own
-    target for a level of "-")."""
+    """({zone: kB off its target} of "highfree"/"lowfree", why the job is off band or "") of a
+    dose (rawfiles.read_dose) under lab's level. A zone is checked where it was held, against
+    the target line, else the level's (bench/README.md, "Memory pressure"; LowFree: lowhog's
+    own target for a level of "-")."""
     lvl = ((lab or {}).get("pressure") or {}).get(level, {})
     hogs, tgt = dose["hogs"], dict(dose["target"])
     if "lowhog" not in hogs:
@@ -172,12 +168,10 @@ def dose_check(dose, lab, level):
 
 
 def job_metrics(jdir, boot=None, rel=None, pressure=None):
-    """(rows [(metric, value)], info, curves [(direction, percentile,
-    clat_us)]) of one measured job folder: fio's metrics, then the monitor
-    readers'. info: its job-table columns and "warnings". boot: the
-    monitors.Boot (default: the folder the job is in, without lab.conf, so
-    without what only an exact clock measures); rel names the job in
-    warnings; pressure its level (info "dose_off": why off band)."""
+    """(rows [(metric, value)], info, curves [(direction, percentile, clat_us)]) of one
+    measured job folder: fio's metrics, then the monitor readers'. info: its job-table columns
+    and "warnings". boot and rel as monitors.Job's (no boot: no lab.conf, so nothing only an
+    exact clock measures); pressure the job's level (info "dose_off": why off band)."""
     job = MON.Job(jdir, boot, rel)
     fio, info = job.fio, job.info
     rows, curves = [], []
@@ -220,8 +214,7 @@ def job_metrics(jdir, boot=None, rel=None, pressure=None):
     kills = job.text("oom-kills")
     if kills is not None:
         rows.append(("oom_kills", len(kills.splitlines())))
-    info["start_s"] = R.read_uptime(job.path("start-uptime"))
-    info["end_s"] = R.read_uptime(job.path("end-uptime"))
+    info.update({f"{e}_s": R.read_uptime(job.path(f"{e}-uptime")) for e in ("start", "end")})
     rows += _pressure_rates(rows, job)
     info["warnings"] = job.warnings
     return rows, info, curves
@@ -263,21 +256,9 @@ def job_state(jdir):
     return ("failed", "fio.json missing or not JSON") if fio is None else ("ok", "")
 
 
-def _within_boot(tidy, lab):
-    """Rows of the pseudo-disk "A/B" for every lab.conf pair of a bounce
-    candidate A and its control B that ran the same job in one boot: the
-    ratios, then the counted costs."""
-    pairs = L.control_pairs(lab)
-    if not pairs or not tidy:
-        return []
-    df = pd.DataFrame(tidy)
-    return _within_boot_ratios(df, pairs) + _within_boot_costs(df, pairs)
-
-
 def _within_boot_ratios(df, pairs):
-    """value = A / B of the "ratio" metrics: the boot's speed cancels. Not
-    under pressure: there the two jobs are two trajectories of a chaotic
-    reclaim, whose ratio cancels nothing."""
+    """value = A / B of the "ratio" metrics: the boot's speed cancels. Not under pressure: there
+    the two jobs are two trajectories of a chaotic reclaim, whose ratio cancels nothing."""
     df = df[df["metric"].isin(M.selected("ratio")) & (df["pressure"] == "none")]
     out = []
     for a, b in pairs:
@@ -299,10 +280,9 @@ _COST_INPUTS = ("insn_user_us_per_io", "insn_kernel_us_per_io", "insn_part_instr
 
 
 def _within_boot_costs(df, pairs):
-    """COUNTED_COSTS: the added time per byte of one I/O (bandwidth / IOPS)
-    and per bounce, the copy per bounce, the bytes copied per GiB moved.
-    Only for a job that moved data one way (a mixed job's I/Os differ in
-    size); per bounce only where the candidate bounced."""
+    """COUNTED_COSTS: the added time per byte of one I/O (bandwidth / IOPS) and per bounce, the
+    copy per bounce, the bytes copied per GiB moved. Only for a job that moved data one way (a
+    mixed job's I/Os differ in size); per bounce only where the candidate bounced."""
     keys = ["variant", "job", "pressure", "rep", "boot"]
     df = df[df["metric"].isin(_COST_INPUTS)]
     if df.empty:
@@ -314,33 +294,29 @@ def _within_boot_costs(df, pairs):
     for a, b in pairs:
         if a not in have or b not in have:
             continue
-        for key, ra in wide[a].iterrows():
-            rb = wide[b].loc[key]
-            d = lambda m: ra.get(m, np.nan) - rb.get(m, np.nan)
-            sizes = [ra.get(f"{x}_bw", np.nan) / ra.get(f"{x}_iops", np.nan)
-                     for x in ("read", "write") if ra.get(f"{x}_iops", 0) > 0]
+        ca, cb = (wide[x].reindex(columns=_COST_INPUTS) for x in (a, b))
+        for key, ra in ca.iterrows():
+            d = ra - cb.loc[key]
+            sizes = [ra[f"{x}_bw"] / ra[f"{x}_iops"] for x in ("read", "write")
+                     if ra[f"{x}_iops"] > 0]
             if len(sizes) != 1 or not np.isfinite(sizes[0]) or sizes[0] <= 0:
                 continue
-            cost = (d("insn_user_us_per_io") + d("insn_kernel_us_per_io")
-                    - d("insn_part_instruments_us_per_io"))
-            bounces = ra.get("insn_bounces_per_io", np.nan)
+            cost = (d["insn_user_us_per_io"] + d["insn_kernel_us_per_io"]
+                    - d["insn_part_instruments_us_per_io"])
+            bounces = ra["insn_bounces_per_io"]
             vals = {"bounce_ns_per_byte": cost * 1000 / sizes[0],
-                    "bounce_copied_bytes_per_gib": d("insn_copy_bytes_per_io") / sizes[0] * GIB}
+                    "bounce_copied_bytes_per_gib": d["insn_copy_bytes_per_io"] / sizes[0] * GIB}
             if np.isfinite(bounces) and bounces > 0:
                 vals["bounce_us_per_bounce"] = cost / bounces
-                vals["bounce_copy_us_per_bounce"] = d("insn_part_copy_us_per_io") / bounces
+                vals["bounce_copy_us_per_bounce"] = d["insn_part_copy_us_per_io"] / bounces
             out += [dict(zip(keys, key), disk=L.ratio_disk(a, b), metric=m, value=float(v),
                          unit=M.unit(m)) for m, v in vals.items() if np.isfinite(v)]
     return out
 
 
-DOSE_OFFSETS = ("dose_highfree_off_kb", "dose_lowfree_off_kb")
-
-
 def _instances_averaged(rows):
-    """One row per boot, disk, job and metric: a job run more than once in
-    a boot (a pressure job's instances) gives their mean; the boot is the
-    unit of every test."""
+    """One row per boot, disk, job and metric: a job run more than once in a boot (a pressure
+    job's instances) gives their mean; the boot is the unit of every test."""
     out = {}
     for r in rows:
         k = (r["boot"], r["disk"], r["job"], r["metric"])
@@ -366,19 +342,18 @@ def load_run(path):
                        "(bench/upgrade-run RUN_DIR)")
     matrix = R.read_matrix(os.path.join(path, "matrix.tsv"))
 
-    tidy, jobs, curves, excluded, warnings, kernels, seeds = [], [], [], [], [], [], []
+    tidy, jobs, curves, excluded, warnings, facts = [], [], [], [], [], []
     lab = L.load(path)
     for b in boots.itertuples(index=False):
         key = dict(variant=b.variant, pressure=b.pressure, rep=b.rep, boot=b.boot)
         bdir = os.path.join(path, b.dir) if b.dir else ""
         build = R.read_json(os.path.join(bdir, "build-info.json")) if bdir else {}
         kinfo = _kernel_info(build)
-        kernels.append(kinfo)
-        seeds.append(_boot_seed(b, bdir))
+        facts.append(dict(seed=_boot_seed(b, bdir), **kinfo))
         bad = None
         if b.status != "ok":
             bad = b.status or "failed: no status"
-        elif not bdir or not os.path.isdir(bdir):
+        elif not os.path.isdir(bdir):
             bad = "boot folder missing"
         elif not os.path.isdir(os.path.join(bdir, "guest", "jobs")):
             bad = "the guest wrote no job results"
@@ -398,33 +373,34 @@ def load_run(path):
             base = dict(disk=disk, job=job, **key)
             state, reason = job_state(jdir)
             rel = os.path.relpath(jdir, path)
-            jrow = dict(device=disk, disk=disk, job=job, state=state,
-                        reason=reason, dir=rel, clocksource=clock,
-                        **MON.job_columns(), start_s=np.nan, end_s=np.nan,
+            jrow = dict(device=disk, disk=disk, job=job, state=state, reason=reason, dir=rel,
+                        clocksource=clock, **MON.job_columns(), start_s=np.nan, end_s=np.nan,
                         **per_boot, **key, **kinfo)
+            jobs.append(jrow)
+            if state == "ok":
+                rows, info, curve = job_metrics(jdir, boot, rel, b.pressure)
+                warnings += info.pop("warnings")
+                jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
+                # each job's own dose (tidy has a boot's mean of its instances)
+                jrow.update({m: dict(rows).get(m, np.nan) for m in DOSE_OFFSETS})
+                # a job off its level's dose measures no level: only its dose kept
+                if info.get("dose_off"):
+                    state, reason = "excluded", info["dose_off"]
+                    jrow.update(state=state, reason=reason)
+                    rows, curve = [(m, v) for m, v in rows if m.startswith("dose_")], []
+                tidy += [dict(metric=m, value=float(v), unit=M.unit(m), **base) for m, v in rows]
+                curves += [dict(direction=d, percentile=p, clat_us=v, **base)
+                           for d, p, v in curve]
             if state != "ok":
                 excluded.append(dict(kind=f"{state} job", reason=reason, dir=rel, **base))
-                jobs.append(jrow)
-                continue
-            rows, info, curve = job_metrics(jdir, boot, rel, b.pressure)
-            warnings += info.pop("warnings")
-            jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
-            # each job's own dose (tidy has a boot's mean of its instances)
-            jrow.update({m: dict(rows).get(m, np.nan) for m in DOSE_OFFSETS})
-            jobs.append(jrow)
-            # a job off its level's dose measures no level: only its dose kept
-            if info.get("dose_off"):
-                jrow.update(state="excluded", reason=info["dose_off"])
-                excluded.append(dict(kind="excluded job", reason=info["dose_off"], dir=rel,
-                                     **base))
-                rows, curve = [(m, v) for m, v in rows if m.startswith("dose_")], []
-            tidy += [dict(metric=m, value=float(v), unit=M.unit(m), **base)
-                     for m, v in rows]
-            curves += [dict(direction=d, percentile=p, clat_us=v, **base)
-                       for d, p, v in curve]
 
     tidy = _instances_averaged(tidy)
-    tidy += _within_boot(tidy, lab)
+    # the pseudo-disk "A/B" of every lab.conf pair of a bounce candidate A and
+    # its control B that ran the same job in one boot: ratios, counted costs
+    pairs = L.control_pairs(lab)
+    if pairs and tidy:
+        df = pd.DataFrame(tidy)
+        tidy += _within_boot_ratios(df, pairs) + _within_boot_costs(df, pairs)
 
     # boots planned in matrix.tsv that never reached boots.tsv: listed
     if matrix is not None:
@@ -444,22 +420,19 @@ def load_run(path):
         if j["clocksource"]:
             by_clock.setdefault(j["clocksource"], set()).add(int(j["boot"]))
     if len(by_clock) > 1:
-        warnings.append(
-            "boots ended on different clocksources (" + "; ".join(
-                f"{c}: boot {', '.join(map(str, sorted(b)))}"
-                for c, b in sorted(by_clock.items())) +
-            "): their fio timings are not measured alike, and throughput "
-            "may shift too (fio reads the clock around every I/O, and what "
-            "a clock read costs under emulation depends on the clocksource)")
+        said = "; ".join(f"{c}: boot {', '.join(map(str, sorted(b)))}"
+                         for c, b in sorted(by_clock.items()))
+        warnings.append(f"boots ended on different clocksources ({said}): their fio timings are "
+                        "not measured alike, and throughput may shift too (fio reads the clock "
+                        "around every I/O, and what a clock read costs under emulation depends "
+                        "on the clocksource)")
     coarse = sorted(c for c in by_clock if "jiffies" in c)
     if coarse:
-        warnings.append(
-            f"the guest clocksource was {', '.join(coarse)}: fio latencies "
-            "are quantised to the timer tick, so latency percentiles cannot "
-            "show sub-tick differences")
+        warnings.append(f"the guest clocksource was {', '.join(coarse)}: fio latencies are "
+                        "quantised to the timer tick, so latency percentiles cannot show "
+                        "sub-tick differences")
 
-    boots = boots.assign(seed=pd.array(seeds, dtype="Int64"),
-                         **{k: [kinfo[k] for kinfo in kernels] for k in _kernel_info({})})
+    boots = boots.assign(**{k: [f[k] for f in facts] for k in facts[0]}).astype({"seed": "Int64"})
     curves = pd.DataFrame(curves, columns=KEY_COLUMNS + ["direction", "percentile", "clat_us"])
     run = Run(path=path, meta=meta, boots=boots, jobs=pd.DataFrame(jobs),
               tidy=pd.DataFrame(tidy, columns=TIDY_COLUMNS), percentiles=curves,
@@ -485,9 +458,8 @@ def resolve(run, lab):
     run.performance_jobs = frozenset(perf)
     run.bound_pct = D.bound_pct(lab)
     run.guest_bounds = meta["guest_bounds"]
-    seen = list(labels)
-    run.labels = sorted(seen, key=lambda v: (ROLES.role_rank(run.roles.get(v)), seen.index(v)))
-    run.by_role = {r: [v for v in run.labels if run.roles.get(v) == r] for r in ROLES.VARIANT_ROLES}
+    # sorted() is stable: labels of one role stay in the order they booted
+    run.labels = sorted(labels, key=lambda v: ROLES.role_rank(run.roles.get(v)))
     run.candidate_disks = [d for d in ran if not C.is_ratio(d) and
                            run.disk_roles.get(d) == ROLES.CANDIDATE]
     run.pressure_jobs = list(dict.fromkeys(str(meta.get("pressure_jobs") or "").split()))
@@ -550,16 +522,14 @@ def kernel_title(run):
     """"Linux 6.12.118 (Debian 6.12.118-1~deb12u1)" for plot titles."""
     rel = sorted({str(k) for k in run.boots["kernel_release"].dropna()})
     src = run.meta.get("kernel_source_version")
-    srcs = [str(src)] if src else sorted(
-        {str(k) for k in run.boots["source_version"].dropna()})
+    srcs = [str(src)] if src else sorted({str(k) for k in run.boots["source_version"].dropna()})
     text = "Linux " + ("/".join(rel) if rel else "(unknown release)")
     return text + (f" (Debian {'/'.join(srcs)})" if srcs else "")
 
 
 def variant_kernels(run):
-    """label -> kernel id (bzImage hash or build key), for A/A detection:
-    build-info.json, else matrix.tsv's "kernel" (pre.2 -> pre), else
-    meta.json's {"variants": {label: variant}}."""
+    """label -> kernel id (bzImage hash or build key), for A/A detection: build-info.json, else
+    matrix.tsv's "kernel" (pre.2 -> pre), else meta.json's {"variants": {label: variant}}."""
     out = {}
     for b in run.boots.itertuples(index=False):
         if isinstance(b.kernel_id, str) and b.kernel_id:

@@ -92,6 +92,10 @@ def verdict_cell(o):
     return f"{text} {words}"
 
 
+def _inverse(x):
+    return 1.0 / x if np.isfinite(x) and x != 0 else np.nan
+
+
 def oriented(verdicts, metric, disk, job, pressure, num, den):
     """The verdict row of num against den (ratio num/den), turned round
     when verdict.csv has it the other way; None when there is none.
@@ -101,23 +105,17 @@ def oriented(verdicts, metric, disk, job, pressure, num, den):
     if pressure is not None:
         sel = sel[sel["pressure"] == pressure]
     row = sel[(sel["b"] == num) & (sel["a"] == den)]
-    if len(row):
-        r = row.iloc[0]
-        return dict(ratio=r["ratio"], lo=r["ci_low"], hi=r["ci_high"], verdict=r["verdict"],
-                    mde=r.get("mde_pct", np.nan), relevance=r.get("relevance", ""),
-                    note=r.get("note", ""))
-    row = sel[(sel["b"] == den) & (sel["a"] == num)]
-    if len(row):
-        r = row.iloc[0]
-
-        def inv(x):
-            return 1.0 / x if np.isfinite(x) and x != 0 else np.nan
-        ratio = inv(r["ratio"])
-        verdict = r["verdict"]
-        if S.is_significant(verdict):
+    turned = not len(row)
+    if turned:
+        row = sel[(sel["b"] == den) & (sel["a"] == num)]
+    if not len(row):
+        return None
+    r = row.iloc[0]
+    o = dict(ratio=r["ratio"], lo=r["ci_low"], hi=r["ci_high"], verdict=r["verdict"],
+             mde=r.get("mde_pct", np.nan), relevance=r.get("relevance", ""), note=r.get("note", ""))
+    if turned:
+        o.update(ratio=_inverse(r["ratio"]), lo=_inverse(r["ci_high"]), hi=_inverse(r["ci_low"]))
+        if S.is_significant(o["verdict"]):
             # the word is said of B against A: turned round with the ratio
-            verdict = S.word(metric, ratio > 1)
-        return dict(ratio=ratio, lo=inv(r["ci_high"]), hi=inv(r["ci_low"]),
-                    verdict=verdict, mde=r.get("mde_pct", np.nan),
-                    relevance=r.get("relevance", ""), note=r.get("note", ""))
-    return None
+            o["verdict"] = S.word(metric, o["ratio"] > 1)
+    return o

@@ -51,8 +51,7 @@ _DIRS = ("read", "write")
 _PCTS = (("p50", "50.000000"), ("p99", "99.000000"), ("p99.9", "99.900000"))
 
 for _d in _DIRS:
-    add(f"{_d}_iops", "IO/s", THROUGHPUT, f"{_d} IOPS",
-        "primary", "ratio", "plot")
+    add(f"{_d}_iops", "IO/s", THROUGHPUT, f"{_d} IOPS", "primary", "ratio", "plot")
     add(f"{_d}_bw", "B/s", THROUGHPUT, f"{_d} bandwidth", "primary")
     # did a job offered a steady rate (fio rate_iops) keep up
     add(f"{_d}_iops_offered_pct", "%", LEVEL, f"{_d} IOPS, % of the rate offered (rate_iops)")

@@ -77,8 +77,7 @@ class Plotter:
         self.errors = []
         self.question = ""      # the question (module) whose figures are drawn
 
-    def render(self, script, name, data, params, caption, group, width=None,
-               height=None):
+    def render(self, script, name, data, params, caption, group, width=None, height=None):
         """Write the data file, run gnuplot for PNG and SVG, record the
         figure if its files exist. width overrides the size table (SIZES,
         or the sizes given to the constructor) for figures that grow with
@@ -97,14 +96,12 @@ class Plotter:
         svg = self.svg_kinds is None or script in self.svg_kinds
         for ext in ("png", "svg") if svg else ("png",):
             out = os.path.join(self.outdir, f"{name}.{ext}")
-            args = dict(params, datafile=datafile, outfile=out,
-                        width=width, height=height)
+            args = dict(params, datafile=datafile, outfile=out, width=width, height=height)
             expr = "; ".join(f"{k}={_gp_str(v) if isinstance(v, str) else v}"
                              for k, v in args.items())
             try:
                 res = subprocess.run(
-                    [self.gnuplot, "-e", expr,
-                     os.path.join(self.gp_dir, script + ".gp")],
+                    [self.gnuplot, "-e", expr, os.path.join(self.gp_dir, script + ".gp")],
                     capture_output=True, text=True, timeout=GNUPLOT_TIMEOUT)
                 err = res.stderr.strip() if res.returncode else ""
             except (OSError, subprocess.TimeoutExpired) as e:
@@ -116,14 +113,11 @@ class Plotter:
                 continue
             outs[ext] = out
         if "png" in outs:
-            self.figures.append(dict(kind=script, name=name, caption=caption,
-                                     group=group, question=self.question, png=outs["png"],
-                                     svg=outs.get("svg"), width=width,
-                                     height=height))
+            self.figures.append(dict(kind=script, name=name, caption=caption, group=group,
+                                     question=self.question, png=outs["png"],
+                                     svg=outs.get("svg"), width=width, height=height))
 
 
 def variant_index(run):
     labels = run.labels
     return {v: i + 1 for i, v in enumerate(labels)}, labels
-
-

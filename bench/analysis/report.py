@@ -24,8 +24,7 @@ TABLES = "tables.md"    # the full verdict tables, next to report.md
 
 
 def _short(text, width=160):
-    """One line of at most width characters (the full text stays in
-    meta.json)."""
+    """One line of at most width characters (the full text stays in meta.json)."""
     text = " ".join(text.split())
     return text if len(text) <= width else text[:width - 1] + "…"
 
@@ -41,31 +40,28 @@ def clocks_line(run):
     """Which disks ran under which clock (lab.conf "clock"): host time
     swings from boot to boot, instruction time does not. None for a run
     that names none."""
-    if not any(run.disk_clocks.values()):
+    if not any(run.disk_clocks.values()) or run.tidy.empty:
         return None
-    disks = sorted(set(run.tidy["disk"])) if not run.tidy.empty else []
     by_clock = {}
-    for d in disks:
+    for d in sorted(set(run.tidy["disk"])):
         by_clock.setdefault(run.disk_clocks[d], []).append(d)
-    if not by_clock:
-        return None
-    parts = []
-    for clock, ds in sorted(by_clock.items()):
-        label = L.clock(run.lab, clock).get("label") or clock or "unknown"
-        parts.append(f"{', '.join(ds)}: {label}")
-    return "Clocks: " + "; ".join(parts) + "."
+    return "Clocks: " + "; ".join(
+        f"{', '.join(ds)}: {L.clock(run.lab, clock).get('label') or clock or 'unknown'}"
+        for clock, ds in sorted(by_clock.items())) + "."
 
 
-def _about_the_question(verdicts, run):
-    """The rows of the performance jobs (not integrity jobs, which measure
-    data, nor probed twins, which measure the probes); all without run."""
-    return verdicts if run is None else verdicts[verdicts["job"].isin(run.question_jobs)]
+def _primary(verdicts, run, control=False):
+    """The primary rows of the performance jobs (not integrity jobs, which
+    measure data, nor probed twins, which measure the probes; all jobs
+    without run), of the controls or of the rest."""
+    v = verdicts if run is None else verdicts[verdicts["job"].isin(run.question_jobs)]
+    return v[v["primary"].astype(bool) & (v["control"].astype(bool) == control)]
 
 
-def decided(verdicts):
-    """The rows with a test (a p-value) or decided by the determinism
-    bound of an exact clock (no p-value needed)."""
-    return verdicts["p_value"].notna() | S.is_exact(verdicts)
+def _undecided(rows):
+    """The rows with neither a test (a p-value) nor the determinism bound
+    of an exact clock to decide them, or with too few repetitions."""
+    return ~(rows["p_value"].notna() | S.is_exact(rows)) | rows["verdict"].map(S.is_too_few)
 
 
 def headline_rows(verdicts, run=None):
@@ -74,11 +70,9 @@ def headline_rows(verdicts, run=None):
     by adjusted p."""
     if verdicts.empty:
         return []
-    verdicts = _about_the_question(verdicts, run)
-    v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool) &
-                 decided(verdicts) & ~verdicts["verdict"].map(S.is_too_few)]
-    v = v.assign(_s=v["relevance"] != S.RELEVANT,
-                 _e=[-S.effect_pct(x) for x in v["ratio"]])
+    v = _primary(verdicts, run)
+    v = v[~_undecided(v)]
+    v = v.assign(_s=v["relevance"] != S.RELEVANT, _e=[-S.effect_pct(x) for x in v["ratio"]])
     v = v.sort_values(["_s", "_e", "p_adjusted", "disk", "job", "pressure"], kind="stable")
     return [r for _, r in v.iterrows()]
 
@@ -87,13 +81,9 @@ def _max_pct(rows):
     return float(np.max(np.abs(rows["ratio"].astype(float) - 1))) * 100 if len(rows) else 0.0
 
 
-def _undecided(rows):
-    return ~decided(rows) | rows["verdict"].map(S.is_too_few)
-
-
-def _aa_counts(rows, of=False, exact=False):
-    """(fired, "R [of N A/A rows] relevant, G negligible, U too few
-    repetitions") of A/A rows. On host time any significant one fires,
+def _aa_counts(rows, exact):
+    """(fired, "R [of N A/A rows: host time] relevant, G negligible, U too
+    few repetitions") of A/A rows. On host time any significant one fires,
     relevant or not: the test's own false-positive rate is the question.
     On an exact clock a split half beyond the bound measures what the
     seed moves a cell by: it fires where that reaches the smallest effect
@@ -105,7 +95,7 @@ def _aa_counts(rows, of=False, exact=False):
     neg = (f" (at most {md.fmt(_max_pct(rows[rel == S.NEGLIGIBLE]), 2, '')}%: what the seeds "
            "move those cells by, below the smallest effect of interest)") if exact else ""
     return bool(n_rel or (n_neg and not exact)), (
-        f"{n_rel}{f' of {len(rows)} A/A rows' if of else ''} relevant" +
+        f"{n_rel}{'' if exact else f' of {len(rows)} A/A rows'} relevant" +
         (f", {n_neg} negligible{neg}" if n_neg else "") +
         (f", {n_few} too few repetitions" if n_few else ""))
 
@@ -128,20 +118,16 @@ def controls_line(verdicts, run=None):
     its smallest effect of interest is "negligible", never counted as
     significant); ok is None when no control could be decided.
 
-    An exact clock repeats a boot to the instruction, so its A/A rows are
-    the split halves and the copies of a label (stats.py) whose seeds
-    differ: a relevant one says that clock's verdicts are NOT to be
-    trusted, a negligible one is said with its size (_aa_counts); a copy
-    with the same seeds cannot differ and is counted apart. A pair of
-    kernels on a control disk there is the kernels' difference, called
-    real only where both kernels' split halves of its cell and metric are
-    decided and do not differ. On host time every control row is an A/A
-    noise check."""
+    On host time every control row is an A/A noise check. An exact clock
+    repeats a boot to the instruction: its A/A rows are the split halves
+    and the copies of a label (stats.py) whose seeds differ (_aa_counts
+    says when they fire); a copy with the same seeds cannot differ and is
+    counted apart. A pair of kernels on a control disk there is the
+    kernels' difference, real only where _split_halves_pass."""
     if verdicts.empty:
         return None, "controls: no A/A control rows with a test in this run"
-    c = _about_the_question(verdicts, run)
-    c = c[c["control"].astype(bool) & c["primary"].astype(bool) &
-          ~c["verdict"].isin([S.NO_DATA, S.NOT_EXERCISED])]
+    c = _primary(verdicts, run, control=True)
+    c = c[~c["verdict"].isin([S.NO_DATA, S.NOT_EXERCISED])]
     on_exact = c["disk"].isin(run.exact_disks if run is not None else ())
     ex, host = c[on_exact], c[~on_exact]
     host = host[~_undecided(host)] if len(host) else host
@@ -179,7 +165,7 @@ def controls_line(verdicts, run=None):
                          (f", {len(neg)} negligible (at most {md.fmt(_max_pct(neg), 2, '')}%: "
                           "below the smallest effect of interest)" if len(neg) else ""))
     if len(host):
-        f, counts = _aa_counts(host, of=True)
+        f, counts = _aa_counts(host, exact=False)
         # usb-pio under insn too: QEMU completes its I/O on host time
         where, whose = (f"I/O on host time ({', '.join(sorted(set(host['disk'])))}): ",
                         "those verdicts") if len(ex) else ("", "the verdicts of this run")
@@ -194,10 +180,9 @@ def relevance_counts(verdicts, run=None):
     "relevant")."""
     if verdicts.empty:
         return dict(tested=0, relevant=0, negligible=0, equivalent=0, nodiff=0, few=0)
-    verdicts = _about_the_question(verdicts, run)
-    v = verdicts[verdicts["primary"].astype(bool) & ~verdicts["control"].astype(bool)]
+    v = _primary(verdicts, run)
     rel = v["relevance"].fillna("")
-    return dict(tested=int((decided(v) & ~v["verdict"].map(S.is_too_few)).sum()),
+    return dict(tested=int((~_undecided(v)).sum()),
                 relevant=int((rel == S.RELEVANT).sum()),
                 negligible=int((rel == S.NEGLIGIBLE).sum()),
                 equivalent=int(rel.str.startswith(S.EQUIVALENT).sum()),
@@ -234,31 +219,17 @@ def uncomparable(verdicts, run):
     out = []
     if not verdicts.empty:
         reasons = {}
-        for (disk, job, pressure, a, b), g in verdicts.groupby(
-                ["disk", "job", "pressure", "a", "b"], sort=True):
+        for key, g in verdicts.groupby(["disk", "job", "pressure", "a", "b"], sort=True):
             if (g["verdict"] == S.NO_DATA).all():
-                key = g["note"].iloc[0].split("; ")[0]
-                reasons.setdefault(key, set()).add((disk, job, pressure))
+                why = g["note"].iloc[0].split("; ")[0]
+                reasons.setdefault(why, set()).add(key[:3])     # its cell
         for why, cells in sorted(reasons.items(), key=lambda kv: -len(kv[1])):
             disks = "/".join(sorted({c[0] for c in cells}))
             out.append(f"{len(cells)} cell(s) on {disks} cannot be compared: {why}")
-    lonely = lonely_cells(run)
+    cells = [] if run.jobs.empty else run.jobs.groupby(["disk", "job", "pressure"])
+    lonely = sum(len(set(g["variant"])) == 1 for _, g in cells)
     if lonely:
-        out.append(f"{len(lonely)} cell(s) where a single variant ran: nothing to compare")
-    return out
-
-
-def lonely_cells(run):
-    """Cells where a single variant ran: nothing to compare there."""
-    jobs = run.jobs
-    if jobs.empty:
-        return []
-    out = []
-    for (disk, job, pressure), g in jobs.groupby(["disk", "job", "pressure"], sort=True):
-        labels = list(dict.fromkeys(g["variant"]))
-        if len(labels) == 1:
-            out.append(f"{disk} {job} (pressure {pressure}): only {labels[0]} "
-                       "ran there, nothing to compare")
+        out.append(f"{lonely} cell(s) where a single variant ran: nothing to compare")
     return out
 
 
@@ -285,21 +256,18 @@ def console_summary(run, verdicts, report_path=None):
     ok = int((boots["status"] == "ok").sum())
     jobs = run.jobs
     measured = int((jobs["state"] == "ok").sum()) if not jobs.empty else 0
-    lines = [f"run {run.run_id}: {len(boots)} boots ({ok} ok, {len(boots) - ok} failed), "
-             f"{len(jobs)} jobs ({measured} measured, {len(jobs) - measured} skipped or failed)"]
-    lines.append("bounce path: " + bounced.status(run)[1])
-    lines.append(controls_line(verdicts, run)[1])
-    heads = headline_rows(verdicts, run)
-    sig = [r for r in heads if r["relevance"] == S.RELEVANT]
+    sig = [r for r in headline_rows(verdicts, run) if r["relevance"] == S.RELEVANT]
     k = relevance_counts(verdicts, run)
-    lines.append(f"primary verdicts: {k['relevant']} relevant of {k['tested']} tested rows "
-                 f"(Benjamini-Hochberg at {S.ALPHA:g}, at least the smallest effect of "
-                 f"interest; {k['negligible']} negligible)")
+    lines = [f"run {run.run_id}: {len(boots)} boots ({ok} ok, {len(boots) - ok} failed), "
+             f"{len(jobs)} jobs ({measured} measured, {len(jobs) - measured} skipped or failed)",
+             "bounce path: " + bounced.status(run)[1], controls_line(verdicts, run)[1],
+             f"primary verdicts: {k['relevant']} relevant of {k['tested']} tested rows "
+             f"(Benjamini-Hochberg at {S.ALPHA:g}, at least the smallest effect of "
+             f"interest; {k['negligible']} negligible)"]
     lines += ["  " + headline_text(r) for r in sig[:MAX_HEADLINES]]
     if len(sig) > MAX_HEADLINES:
         lines.append(f"  ... {len(sig) - MAX_HEADLINES} more in the report")
-    for w in run.warnings[:5]:
-        lines.append("warning: " + w)
+    lines += ["warning: " + w for w in run.warnings[:5]]
     if len(run.warnings) > 5:
         lines.append(f"warning: ... {len(run.warnings) - 5} more in the report")
     if report_path:
@@ -307,7 +275,7 @@ def console_summary(run, verdicts, report_path=None):
     return "\n".join(lines)
 
 
-def first_screen(run, verdicts, figures, run_dir):
+def first_screen(run, verdicts):
     """The top of report.md, one screen (at most 40 lines): the headline
     table (what the removed copies cost, what the series changed), data
     integrity, the controls and the count of relevant verdicts."""
@@ -315,12 +283,10 @@ def first_screen(run, verdicts, figures, run_dir):
     for q in QUESTIONS:
         lines = q.first_screen(run, verdicts)
         out += lines + ([""] if q is cost and lines else [])
-    out.append("")
     ok, line = controls_line(verdicts, run)
-    out += [f"{'**' if ok is False else ''}{line}{'**' if ok is False else ''}"
-            " (primary rows; A/A: pairs that can only differ by noise).", ""]
-    out += [counts_line(verdicts, run), ""]
-    return out
+    bold = "**" if ok is False else ""
+    return out + ["", f"{bold}{line}{bold} (primary rows; A/A: pairs that can only differ "
+                  "by noise).", "", counts_line(verdicts, run), ""]
 
 
 def early_answer(run, verdicts):
@@ -328,26 +294,19 @@ def early_answer(run, verdicts):
     still running: the exact boots without pressure decide it, and they
     come first (bench/compare). What the rest of the run adds (pressure,
     host-time disks, more reps) is in the report at the end."""
-    boots = run.boots
-    ok = int((boots["status"] == "ok").sum())
-    table = cost.first_screen(run, verdicts)
+    ok = int((run.boots["status"] == "ok").sum())
     head = (f"early answer, from the {ok} boot(s) in so far (the exact boots without "
             "pressure); the report at the end has the rest:")
-    return [head] + (table if table else ["  (no headline row yet)"])
+    return [head] + (cost.first_screen(run, verdicts) or ["  (no headline row yet)"])
 
 
 def details_screen(run, verdicts, figures, run_dir):
     """Right below the first screen: clocks, bounds, the relevant primary
     rows and the forest plots."""
-    out = []
-    clocks = clocks_line(run)
-    if clocks:
-        out.append(clocks)
-    out += [guest_bounds_line(run), ""]
+    out = [line for line in (clocks_line(run), guest_bounds_line(run)) if line] + [""]
     if run.warnings:
         out += [f"{len(run.warnings)} warning(s): see Warnings below.", ""]
-    heads = headline_rows(verdicts, run)
-    rel = [r for r in heads if r["relevance"] == S.RELEVANT]
+    rel = [r for r in headline_rows(verdicts, run) if r["relevance"] == S.RELEVANT]
     out += ["## Relevant primary verdicts", "",
             f"{len(rel)} primary rows are significant (adjusted p ≤ {S.ALPHA:g}, or "
             "beyond the determinism bound of an exact clock: adj. p \"exact\") and at "
@@ -355,13 +314,11 @@ def details_screen(run, verdicts, figures, run_dir):
             "untestable rows excluded.", ""]
     shown = rel[:MAX_FIRST]
     if shown:
-        out.append(_table(["cell", "B vs A", "metric", "B/A (95% CI)", "adj. p", "MDE",
-                           "verdict"],
-                          [[f"{r['disk']} {r['job']} {r['pressure']}", f"{r['b']} vs {r['a']}",
-                            M.label(r["metric"]), ratio_text(r),
-                            "exact" if str(r["analysis"]).startswith(D.EXACT) else _p(r["p_adjusted"]),
-                            mde_text(r), r["verdict"]] for r in shown]))
-        out.append("")
+        out += [_table(["cell", "B vs A", "metric", "B/A (95% CI)", "adj. p", "MDE", "verdict"],
+                       [[f"{r['disk']} {r['job']} {r['pressure']}", f"{r['b']} vs {r['a']}",
+                         M.label(r["metric"]), ratio_text(r),
+                         "exact" if str(r["analysis"]).startswith(D.EXACT) else _p(r["p_adjusted"]),
+                         mde_text(r), r["verdict"]] for r in shown]), ""]
     if len(rel) > len(shown):
         out += [f"... {len(rel) - len(shown)} more relevant rows in {TABLES}.", ""]
     notes = uncomparable(verdicts, run)
@@ -371,9 +328,8 @@ def details_screen(run, verdicts, figures, run_dir):
     if figures is None:
         out.append("Plots were not made (--no-plots).")
     out += [_figure(f, run_dir) for f in figures or [] if f["kind"] == "forest"]
-    tables = _link(run_dir, TABLES, TABLES)
     out += ["", "Every primary row with its CI, adjusted p, MDE and relevance: "
-            f"{tables or 'verdict.csv'}; every row: "
+            f"{_link(run_dir, TABLES, TABLES) or 'verdict.csv'}; every row: "
             f"{_link(run_dir, 'verdict.csv', 'verdict.csv') or 'verdict.csv'}.", ""]
     return out
 
@@ -381,24 +337,17 @@ def details_screen(run, verdicts, figures, run_dir):
 def _run_section(run):
     out = [f"Kernel: {T.kernel_title(run)}.", ""]
     rows = []
-    kernels = run.kernels
     for v in run.labels:
         b = run.boots[run.boots["variant"] == v]
-        first = b.iloc[0]
+        first, ok = b.iloc[0], int((b["status"] == "ok").sum())
         rows.append([v, first.get("base_variant") or "", first.get("stacks") or "",
-                     (kernels.get(v) or "")[:12],
-                     str(int((b["status"] == "ok").sum())),
-                     str(int((b["status"] != "ok").sum()))])
+                     (run.kernels.get(v) or "")[:12], str(ok), str(len(b) - ok)])
     out.append(_table(["label", "kernel variant", "patch stacks",
                        "bzImage sha256", "boots ok", "boots failed"], rows))
     scalars = {k: v for k, v in run.meta.items()
                if isinstance(v, (str, int, float, bool)) and v != ""}
-    out.append("")
-    if scalars:
-        out.append(_table(["meta.json", "value"],
-                          [[k, _short(str(v))] for k, v in scalars.items()]))
-    else:
-        out.append("meta.json: missing or without scalar keys.")
+    out += ["", _table(["meta.json", "value"], [[k, _short(str(v))] for k, v in scalars.items()])
+            if scalars else "meta.json: missing or without scalar keys."]
     return "\n".join(out)
 
 
@@ -495,7 +444,7 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     with open(os.path.join(run_dir, TABLES), "w", encoding="utf-8") as f:
         f.write(verdict_tables(verdicts))
     parts = [f"# bouncelab run {run.run_id}", ""]
-    parts += first_screen(run, verdicts, figures, run_dir)
+    parts += first_screen(run, verdicts)
     parts += details_screen(run, verdicts, figures, run_dir)
     for q in QUESTIONS:
         lines = q.section(run, verdicts) + _figure_lines(figures, name(q), run_dir)
@@ -505,8 +454,7 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     warnings = list(run.warnings) + list(extra_warnings)
     if warnings:
         parts += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    parts += ["## Failed boots, skipped and failed jobs", "",
-              _excluded_section(run), "",
+    parts += ["## Failed boots, skipped and failed jobs", "", _excluded_section(run), "",
               "## Method", "", METHOD]
     text = "\n".join(parts)
     with open(path, "w", encoding="utf-8") as f:

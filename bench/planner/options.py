@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """bench/compare's arguments, parsed and checked as numbers and names.
 
-parse(argv, matrix, lab) -> Options, or raises BadArg (a message for
+parse(argv, matrix, lab, cpus, root) -> Options, or raises BadArg (a message for
 "bouncelab: error: ...", exit 2). The matrix set comes first (--quick is
 --set quick; two different sets are a bad argument), every other option
 overrides one of its keys. Lists are comma or space separated; "none"

@@ -41,15 +41,13 @@ def rows(t, metric=None, variants=None, disk=None, job=None, pressure=None):
     label or a list of them."""
     if None not in (metric, disk, job) and len(t):
         pos = _by_cell(t).get((metric, disk, job))
-        return t.iloc[:0] if pos is None else rows(t.iloc[pos], None, variants, None, None,
-                                                   pressure)
+        if pos is None:
+            return t.iloc[:0]
+        t, metric, disk, job = t.iloc[pos], None, None, None
     sel = np.ones(len(t), dtype=bool)
-    if metric is not None:
-        sel &= (t["metric"] == metric).to_numpy()
     if variants is not None:
-        sel &= (t["variant"].isin([variants] if isinstance(variants, str) else variants)
-                ).to_numpy()
-    for col, val in (("disk", disk), ("job", job), ("pressure", pressure)):
+        sel &= t["variant"].isin([variants] if isinstance(variants, str) else variants).to_numpy()
+    for col, val in (("metric", metric), ("disk", disk), ("job", job), ("pressure", pressure)):
         if val is not None:
             sel &= (t[col] == val).to_numpy()
     return t[sel]

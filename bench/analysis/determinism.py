@@ -74,10 +74,8 @@ def cells(run, slots=None):
         tj = tj[tj["metric"].isin(primary)]
         for (variant, disk, pressure, metric), g in tj.groupby(
                 ["variant", "disk", "pressure", "metric"]):
-            rows.append(dict(variant=variant, disk=disk, job=job, pressure=pressure,
-                             metric=metric, n=len(g), spread_pct=spread_pct(g["value"]),
-                             deterministic=is_deterministic(
-                                 g["value"], metric_bound(metric, run.bound_pct, disk))))
+            rows.append((variant, disk, job, pressure, metric, len(g), spread_pct(g["value"]),
+                         is_deterministic(g["value"], metric_bound(metric, run.bound_pct, disk))))
     return pd.DataFrame(rows, columns=["variant", "disk", "job", "pressure", "metric", "n",
                                        "spread_pct", "deterministic"])
 
@@ -94,17 +92,15 @@ def undecided(run):
     disk entry (boots.tsv "disk", e.g. ram-bounce+ram) that carried it:
     the entries that need more repetitions."""
     c = deciding_cells(run)
-    c = c[~c["deterministic"]].copy()
+    c = c[~c["deterministic"]]
     if c.empty:
         return c.assign(boot_disk=[])
-    boots = run.boots[["variant", "pressure", "disk"]].drop_duplicates()
     where = {}
-    for b in boots.itertuples(index=False):
+    for b in run.boots[["variant", "pressure", "disk"]].drop_duplicates().itertuples(index=False):
         for d in str(b.disk).split("+"):
             where.setdefault((b.variant, b.pressure, d), b.disk)
-    c["boot_disk"] = [where.get((r.variant, r.pressure, C.first_disk(r.disk)), "")
-                      for r in c.itertuples()]
-    return c
+    return c.assign(boot_disk=[where.get((r.variant, r.pressure, C.first_disk(r.disk)), "")
+                               for r in c.itertuples()])
 
 
 def is_deterministic(values, bound):

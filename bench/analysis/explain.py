@@ -58,9 +58,13 @@ def run_jobs(run_dir):
     return j[j["state"] == "ok"]
 
 
-def _choose(rows, col, what, asked, found, where):
-    """(asked, among found; found's first when None; rows of it in col);
-    else ExplainError."""
+def _choose(rows, col, asked, where, what=None, order=None):
+    """(asked, its rows): asked among the values of col in rows, in the order
+    they come or sorted by order; the first when None; else ExplainError."""
+    found = list(dict.fromkeys(rows[col]))
+    if order:
+        found.sort(key=order)
+    what = what or col
     if asked is None:
         if not found:
             raise ExplainError(f"no {what} with instruction counts in {where}")
@@ -81,18 +85,13 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
     jobs = run_jobs(run_dir) if jobs is None else jobs
     lab = L.load(run_dir)
     where = f"run {os.path.basename(run_dir)}"
-    label, mine = _choose(jobs, "variant", "variant", label, list(dict.fromkeys(jobs["variant"])),
-                          where)
-    disks = sorted(dict.fromkeys(mine["disk"]),
-                   key=lambda d: L.disk_role(lab, d) != "bounce-candidate")
-    disk, mine = _choose(mine, "disk", "disk", disk, disks, f"{where}, {label}")
-    job, mine = _choose(mine, "job", "job", job, list(dict.fromkeys(mine["job"])),
-                        f"{where}, {label} on {disk}")
-    levels = sorted(set(mine["pressure"]), key=lambda p: (p != L.NO_PRESSURE, p))
-    pressure, mine = _choose(mine, "pressure", "pressure level", pressure, levels,
-                             f"{where}, {label} {disk} {job}")
-    side = Side(run_dir, label, disk, job, pressure,
-                bound_pct=D.bound_pct(lab))
+    label, mine = _choose(jobs, "variant", label, where)
+    disk, mine = _choose(mine, "disk", disk, f"{where}, {label}",
+                         order=lambda d: L.disk_role(lab, d) != "bounce-candidate")
+    job, mine = _choose(mine, "job", job, f"{where}, {label} on {disk}")
+    pressure, mine = _choose(mine, "pressure", pressure, f"{where}, {label} {disk} {job}",
+                             "pressure level", lambda p: (p != L.NO_PRESSURE, p))
+    side = Side(run_dir, label, disk, job, pressure, bound_pct=D.bound_pct(lab))
     cache = {} if cache is None else cache
     for r in mine.sort_values("rep", key=lambda s: s.astype(int)).itertuples():
         jdir = os.path.join(run_dir, r.dir)
@@ -106,8 +105,7 @@ def load_side(run_dir, label, disk=None, job=None, pressure=None, jobs=None, cac
         for i, into in enumerate((side.per_io, side.calls, side.copy)):
             into.append({s: v[i] / ios for s, v in syms.items()})
         side.per_io[-1][USER] = counts["user"] / ios
-        named = sum(c for c, _n, _cp in syms.values())
-        side.per_io[-1][UNNAMED] = (counts["kernel"] - named) / ios
+        side.per_io[-1][UNNAMED] = (counts["kernel"] - sum(v[0] for v in syms.values())) / ios
         side.reps.append(int(r.rep))
         side.total.append((counts["user"] + counts["kernel"]) / ios)
         # the bounce-page counter's state: "counted", "off", "absent", ...
@@ -160,19 +158,13 @@ def differ(a, b, top=20):
     copy = _frame(b.copy, syms).mean() - _frame(a.copy, syms).mean()
     delta = pb.mean() - pa.mean()
     shared = [r for r in b.reps if r in a.reps]
-    if shared:
-        ia = [a.reps.index(r) for r in shared]
-        ib = [b.reps.index(r) for r in shared]
-        per_rep = pb.iloc[ib].reset_index(drop=True) - pa.iloc[ia].reset_index(drop=True)
-        lo, hi = per_rep.min(), per_rep.max()
-    else:
-        lo = hi = pd.Series(np.nan, index=syms)
+    per_rep = (pb.iloc[[b.reps.index(r) for r in shared]].reset_index(drop=True) -
+               pa.iloc[[a.reps.index(r) for r in shared]].reset_index(drop=True))
+    lo, hi = per_rep.min(), per_rep.max()
 
     def span(cols):
-        if not shared or not cols:
-            return np.nan, np.nan
         s = per_rep[cols].sum(axis=1)
-        return float(s.min()), float(s.max())
+        return (float(s.min()), float(s.max())) if cols else (np.nan, np.nan)
 
     ns = a.ns_per_insn if np.isfinite(a.ns_per_insn) else b.ns_per_insn
     special = [USER, UNNAMED]
@@ -180,24 +172,21 @@ def differ(a, b, top=20):
         ascending=False, kind="stable").index)
     head, rest = named.iloc[:top], named.iloc[top:]
 
-    def row(sym, d, part, c_a, c_b, l, h, cp=np.nan):
+    def row(sym, d, reps, part="", c_a=np.nan, c_b=np.nan, cp=np.nan):
         return dict(symbol=sym, part=part, delta=d, copy=cp, calls_a=c_a, calls_b=c_b,
-                    us=d * ns / 1000.0, lo=l, hi=h)
-    rows = [row(s, delta[s], X.part_of(s), ca[s], cb[s], lo[s], hi[s], copy[s])
+                    us=d * ns / 1000.0, lo=reps[0], hi=reps[1])
+    rows = [row(s, delta[s], (lo[s], hi[s]), X.part_of(s), ca[s], cb[s], copy[s])
             for s in head.index]
-    rest_syms = list(rest.index)
-    rows.append(row(f"rest ({len(rest_syms)} symbols)", float(rest.sum()), "",
-                    np.nan, np.nan, *span(rest_syms)))
-    for s in special:
-        rows.append(row(s, delta[s], "", np.nan, np.nan, lo[s], hi[s]))
+    rows.append(row(f"rest ({len(rest)} symbols)", float(rest.sum()), span(list(rest.index))))
+    rows += [row(s, delta[s], (lo[s], hi[s])) for s in special]
     total = float(delta.sum())
-    rows.append(row("total", total, "", np.nan, np.nan, *span(syms)))
-    counted = float(np.mean(b.total) - np.mean(a.total))
-    gap = abs(total - counted) / max(abs(counted), 1e-12)
-    return pd.DataFrame(rows), dict(counted=counted, total=total, gap=gap,
+    rows.append(row("total", total, span(syms)))
+    a_total, b_total = float(np.mean(a.total)), float(np.mean(b.total))
+    counted = b_total - a_total
+    return pd.DataFrame(rows), dict(counted=counted, total=total,
+                                    gap=abs(total - counted) / max(abs(counted), 1e-12),
                                     exact=is_exact(a) and is_exact(b), ns=ns,
-                                    a_total=float(np.mean(a.total)),
-                                    b_total=float(np.mean(b.total)))
+                                    a_total=a_total, b_total=b_total)
 
 
 def _num(x, digits=1, sign=False):
@@ -208,8 +197,7 @@ def _num(x, digits=1, sign=False):
 
 def render(a, b, rows, summary):
     """The text bench/explain prints."""
-    same_run = a.run == b.run
-    head = (f"{b.label} against {a.label}" if same_run else f"{b.name} against {a.name}")
+    head = f"{b.label} against {a.label}" if a.run == b.run else f"{b.name} against {a.name}"
     out = [f"{head}: {a.disk}, {a.job} (pressure {a.pressure}); "
            f"{len(a.reps)} and {len(b.reps)} boots",
            f"window instructions per I/O: {a.label} {_num(summary['a_total'])}, "

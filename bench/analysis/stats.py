@@ -80,20 +80,24 @@ def t_abs_cdf(t, df):
     return 2 / math.pi * (th + sn * math.cos(th) * total) if odd else sn * total
 
 
-@lru_cache(maxsize=None)
-def t_quantile(q, df):
-    """The q quantile (q > 0.5) of Student's t with df degrees of freedom."""
-    target = 2 * q - 1
-    lo, hi = 0.0, 1.0
-    while t_abs_cdf(hi, df) < target:
-        hi *= 2
-    for _ in range(100):
+def _bisect(below, lo, hi, steps):
+    """The edge between lo (below holds) and hi (it does not) after steps halvings."""
+    for _ in range(steps):
         mid = (lo + hi) / 2
-        if t_abs_cdf(mid, df) < target:
+        if below(mid):
             lo = mid
         else:
             hi = mid
     return (lo + hi) / 2
+
+
+@lru_cache(maxsize=None)
+def t_quantile(q, df):
+    """The q quantile (q > 0.5) of Student's t with df degrees of freedom."""
+    target, hi = 2 * q - 1, 1.0
+    while t_abs_cdf(hi, df) < target:
+        hi *= 2
+    return _bisect(lambda t: t_abs_cdf(t, df) < target, 0.0, hi, 100)
 
 
 def power_factor(df):
@@ -106,24 +110,23 @@ def _subsets(n_a, n_b, n_perm, seed):
     """Indicator rows of the relabellings: which of the n_a + n_b pooled
     values (A first) are called B. The first row is the observed one."""
     n = n_a + n_b
-    obs = np.zeros((1, n))
-    obs[0, n_a:] = 1
     if math.comb(n, n_b) <= EXACT_MAX:
         rows = np.zeros((math.comb(n, n_b), n))
         for i, c in enumerate(itertools.combinations(range(n), n_b)):
             rows[i, list(c)] = 1
-        return np.vstack([obs, rows[~(rows == obs).all(1)]]), True
+        # the observed one (B the last n_b) is the last combination
+        return np.roll(rows, 1, axis=0)
     keys = np.random.default_rng(seed).random((n_perm, n)).argsort(1) < n_b
-    return np.vstack([obs, keys.astype(float)]), False
+    return np.vstack([np.arange(n) >= n_a, keys]).astype(float)
 
 
 @lru_cache(maxsize=64)
 def _signs(n, n_perm, seed):
     """Sign-flip rows (the first is the observed, all +1)."""
     if 2 ** n <= EXACT_MAX:
-        return np.array(list(itertools.product((1.0, -1.0), repeat=n))), True
+        return np.array(list(itertools.product((1.0, -1.0), repeat=n)))
     s = np.random.default_rng(seed).choice((1.0, -1.0), size=(n_perm, n))
-    return np.vstack([np.ones((1, n)), s]), False
+    return np.vstack([np.ones((1, n)), s])
 
 
 def _share(z, n_rows, stat, tol=1):
@@ -145,21 +148,20 @@ def unpaired_p(xa, xb, shift=0.0, n_perm=N_PERM, seed=SEED):
     of xa (T, n_a) and xb (T, n_b); shift is a scalar or (T,)."""
     xa, xb = np.atleast_2d(xa), np.atleast_2d(xb)
     n_a, n_b = xa.shape[1], xb.shape[1]
-    sub, _ = _subsets(n_a, n_b, n_perm, seed)
-    shift = np.broadcast_to(np.asarray(shift, float), (xa.shape[0],))
+    sub = _subsets(n_a, n_b, n_perm, seed)
 
     def stat(zc):
         sb = zc @ sub.T
         return np.abs(sb / n_b - (zc.sum(1, keepdims=True) - sb) / n_a)
-    return _share(np.concatenate([xa, xb - shift[:, None]], axis=1), len(sub), stat)
+    return _share(np.concatenate([xa, xb - np.reshape(shift, (-1, 1))], axis=1), len(sub), stat)
 
 
 def paired_p(d, shift=0.0, n_perm=N_PERM, seed=SEED):
     """Two-sided sign-flip p of mean(d - shift), for each row of d (T, n)."""
     d = np.atleast_2d(d)
-    sg, _ = _signs(d.shape[1], n_perm, seed)
-    shift = np.broadcast_to(np.asarray(shift, float), (d.shape[0],))
-    return _share(d - shift[:, None], len(sg), lambda xc: np.abs(xc @ sg.T), d.shape[1])
+    sg = _signs(d.shape[1], n_perm, seed)
+    return _share(d - np.reshape(shift, (-1, 1)), len(sg), lambda xc: np.abs(xc @ sg.T),
+                  d.shape[1])
 
 
 def min_p(n_a, n_b, paired=False, n_perm=N_PERM, seed=SEED):
@@ -178,9 +180,8 @@ def choose_paired(xa, xb):
     n = xa.shape[1]
     if n < PAIRED_MIN:
         return np.zeros(xa.shape[0], bool)
-    d, s = xb - xa, xb + xa
-    md2 = (d ** 2).mean(1)
-    var_s = s.var(1, ddof=1)
+    md2 = ((xb - xa) ** 2).mean(1)
+    var_s = (xb + xa).var(1, ddof=1)
     se_p = np.sqrt(md2 / n)
     se_u = np.sqrt((var_s + md2) / (2 * n))
     return ((var_s >= BLOCK_RATIO * md2) &
@@ -205,8 +206,7 @@ def bh_adjust(p):
     p = np.asarray(p, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
-    if ok.any():
-        out[ok] = bh_adjust_rows(p[ok][None])[0]
+    out[ok] = bh_adjust_rows(p[ok][None])[0]
     return out
 
 
@@ -222,32 +222,19 @@ def bh_adjust_rows(p):
     return out
 
 
-def _invert(pfun, est, scale):
-    """The interval of shifts c around est with pfun(c) > ALPHA (bisection
-    on each side); an infinite bound where no shift reaches ALPHA."""
-    bounds = []
-    for sign in (-1, 1):
-        step = max(scale, 1e-12)
-        inner, outer = est, None
-        for _ in range(200):
-            c = est + sign * step
-            if pfun(c) <= ALPHA:
-                outer = c
-                break
-            inner, step = c, step * 2
-            if step > 1e6 * max(scale, 1e-12) + 100:
-                break
-        if outer is None:
-            bounds.append(sign * np.inf)
-            continue
-        for _ in range(60):
-            mid = (inner + outer) / 2
-            if pfun(mid) <= ALPHA:
-                outer = mid
-            else:
-                inner = mid
-        bounds.append((inner + outer) / 2)
-    return bounds[0], bounds[1]
+def _ci_bound(pfun, est, sign, scale):
+    """The CI's bound on the side of sign: from est, the step doubles until
+    a shift c has pfun(c) <= ALPHA, then bisection; infinite where none has."""
+    step = max(scale, 1e-12)
+    inner, limit = est, 1e6 * step + 100
+    for _ in range(200):
+        c = est + sign * step
+        if pfun(c) <= ALPHA:
+            return _bisect(lambda x: pfun(x) > ALPHA, inner, c, 60)
+        inner, step = c, step * 2
+        if step > limit:
+            break
+    return sign * np.inf
 
 
 def cell_seed(*key):
@@ -294,9 +281,8 @@ def bounce_check(cell_jobs):
 
 
 def bounce_exercised(cell_jobs):
-    """Whether jobs prove the bounce path ran: measured (ok) jobs, each of
-    which counted bounced bios (> 0). The one rule the verdicts, the report
-    and the console summary ask."""
+    """Whether jobs prove the bounce path ran: ok jobs, each counting bounced bios
+    (> 0). The one rule the verdicts, the report and the console summary ask."""
     ok = cell_jobs[cell_jobs["state"] == "ok"]
     return not ok.empty and bounce_check(ok) is None
 
@@ -366,8 +352,7 @@ def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
     rep of each value (one value per rep of the same reps a side: pairing
     may be chosen); pooled: (sd, df, quantised) of the cell's log values
     for the MDE (default: these two sides)."""
-    a_vals = np.asarray(a_vals, dtype=float)
-    b_vals = np.asarray(b_vals, dtype=float)
+    a_vals, b_vals = np.asarray(a_vals, dtype=float), np.asarray(b_vals, dtype=float)
     out = _sides(a_vals, b_vals, verdict=NO_DATA, note="", analysis="")
     n_a, n_b = out["n_a"], out["n_b"]
     if not n_a or not n_b:
@@ -380,16 +365,13 @@ def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
         out["ratio"] = 1.0 if out["median_b"] == out["median_a"] == 0 else float(ratio)
     else:
         out["ratio"] = float(np.exp(logs[1].mean() - logs[0].mean()))
+    xa, xb = logs if logs is not None else (a_vals, b_vals)
     blocked = False
     if blocks_a is not None and blocks_b is not None and n_a == n_b:
         ba, bb = list(blocks_a), list(blocks_b)
         if len(set(ba)) == n_a and set(ba) == set(bb):
-            order_b = [bb.index(r) for r in ba]
-            b_vals = b_vals[order_b]
-            if logs is not None:
-                logs[1] = logs[1][order_b]
+            xb = xb[[bb.index(r) for r in ba]]     # B in A's rep order
             blocked = True
-    xa, xb = logs if logs is not None else (a_vals, b_vals)
     paired = bool(blocked and choose_paired(xa[None], xb[None])[0])
     floor = min_p(n_a, n_b, paired, n_boot, seed)
     out["analysis"] = PAIRED if paired else UNPAIRED
@@ -402,19 +384,17 @@ def compare(metric, a_vals, b_vals, n_boot=N_PERM, seed=SEED, blocks_a=None,
         if n_a + n_b > 2:
             out["p_value"] = pfun(0.0)
         out["verdict"] = f"{TOO_FEW} (min p = {floor:.2g})"
-        out["note"] = (f"{n_a} against {n_b} repetitions: no relabelling reaches "
-                       f"p <= {ALPHA:g}")
+        out["note"] = f"{n_a} against {n_b} repetitions: no relabelling reaches p <= {ALPHA:g}"
         return out
     est = float(d.mean()) if paired else float(xb.mean() - xa.mean())
     p = out["p_value"] = pfun(0.0)
     if logs is not None:
         scale = float(np.std(np.concatenate([xa - xa.mean(), xb - xb.mean()])))
         scale = max(scale, abs(est) * 1e-3, 1e-9) / math.sqrt(min(n_a, n_b))
-        lo, hi = _invert(pfun, est, scale)
+        lo, hi = (_ci_bound(pfun, est, sign, scale) for sign in (-1, 1))
         out["ci_low"], out["ci_high"] = float(np.exp(lo)), float(np.exp(hi))
         if paired:
-            sd, df = float(np.std(d, ddof=1)), n_a - 1
-            quant = len(np.unique(np.round(d, 12))) < QUANTISED * n_a
+            sd, df, quant = _spread([d])
         else:
             sd, df, quant = pooled if pooled is not None else _spread([xa, xb])
         if not quant:
@@ -490,43 +470,38 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
         # each metric's values by label, in (rep, boot) order
         by_label = {m: dict(tuple(g.sort_values(["rep", "boot"]).groupby("variant", sort=False)))
                     for m, g in cell.groupby("metric")}
-        empty = cell.iloc[:0]
 
         def side(v, parity=None):
             """A label's rows of a metric; parity: of its odd (1) or even (0) reps."""
             def pick(m):
-                x = by_label[m].get(v, empty)
+                x = by_label[m].get(v, cell.iloc[:0])
                 return x if parity is None else x[x["rep"] % 2 == parity]
             return pick
 
-        pooled = {}
-        for metric in by_label:
-            logs = _logs(*[x for x in (side(v)(metric)["value"].to_numpy(float) for v in labels)
-                           if len(x)])
-            pooled[metric] = _spread(logs) if logs else (np.nan, 0, False)
+        # the MDE's spread: the labels' log values pooled (none where one is <= 0)
+        pooled = {m: _spread(_logs(*[g[v]["value"] for v in labels if v in g]) or [])
+                  for m, g in by_label.items()}
         exact = disk in run.exact_disks
-        decides = exact and job in run.performance_jobs
+        mbound = {m: D.metric_bound(m, bound, disk) for m in by_label}
         # the bound decides only where no label's reps spread beyond it:
         # what the seed moves one kernel's cell by it may move another's
-        repeats = {m: not any(len(g) >= D.MIN_REPS and
-                              not D.is_deterministic(g["value"], D.metric_bound(m, bound, disk))
-                              for g in by_label[m].values())
-                   for m in by_label} if decides else {}
+        decides = {m: exact and job in run.performance_jobs and
+                   all(len(g) < D.MIN_REPS or D.is_deterministic(g["value"], mbound[m])
+                       for g in by_label[m].values())
+                   for m in by_label}
 
-        def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics,
-                 halves=False):
+        def pair(a, b, pick_a, pick_b, ja, jb, kind, control, bounce_why, metrics, halves=False):
             """The rows of one pair: pick_a/pick_b give a side's rows of a
             metric. halves: a label's split halves, where one rep a side
             is the question itself (what the seed moves), not too few."""
             for metric in metrics:
                 sa, sb = pick_a(metric), pick_b(metric)
                 va, vb = sa["value"], sb["value"]
-                mbound = D.metric_bound(metric, bound, disk)
-                if (decides and repeats[metric] and
-                        all(D.is_deterministic(v, mbound) or (halves and len(v) == 1)
+                if (decides[metric] and
+                        all(D.is_deterministic(v, mbound[metric]) or (halves and len(v) == 1)
                             for v in (va, vb)) and np.median(va) > 0):
-                    res = exact_compare(metric, va.to_numpy(float),
-                                        vb.to_numpy(float), mbound)
+                    res = exact_compare(metric, va.to_numpy(float), vb.to_numpy(float),
+                                        mbound[metric])
                 else:
                     res = compare(metric, va.to_numpy(), vb.to_numpy(), n_boot,
                                   cell_seed(metric, disk, job, pressure, a, b),
@@ -537,33 +512,29 @@ def verdicts(run, n_boot=N_PERM, min_effect=None):
                              for l, v, j in ((a, va, ja), (b, vb, jb)) if v.empty]
                 elif bounce_why:
                     # no bounce cost without proof that the path ran
-                    res.update(ratio=np.nan, ci_low=np.nan, ci_high=np.nan,
-                               mde_pct=np.nan, p_value=np.nan,
-                               verdict=NOT_EXERCISED)
+                    res.update(ratio=np.nan, ci_low=np.nan, ci_high=np.nan, mde_pct=np.nan,
+                               p_value=np.nan, verdict=NOT_EXERCISED)
                     notes = [bounce_why]
                 elif kind == AA:
                     notes.insert(0, _seed_note(seeds, sa, sb, exact))
                 if res["verdict"] != NO_DATA:
                     notes += _clock_note(metric, ja, jb)
                 res["note"] = "; ".join(notes)
-                rows.append(dict(metric=metric, unit=M.unit(metric), disk=disk,
-                                 job=job, pressure=pressure, a=a, b=b,
-                                 pair_kind=kind, primary=metric in primary,
-                                 slot=primary.get(metric, ""), control=control,
-                                 **res))
+                rows.append(dict(metric=metric, unit=M.unit(metric), disk=disk, job=job,
+                                 pressure=pressure, a=a, b=b, pair_kind=kind,
+                                 primary=metric in primary, slot=primary.get(metric, ""),
+                                 control=control, **res))
 
         candidate = ROLES.is_candidate(run, disk)
-        for i, a in enumerate(labels):
-            for b in labels[i + 1:]:
-                ja, jb = (cjobs[cjobs["variant"] == v] for v in (a, b))
-                ka, kb = run.kernels.get(a), run.kernels.get(b)
-                # the bounce variant's sides that did not prove the path ran
-                whys = [f"{v}: {why}" for v, side_jobs in ((a, ja), (b, jb))
-                        if candidate and run.roles.get(v) == ROLES.BOUNCE and
-                        (why := bounce_check(side_jobs))]
-                pair(a, b, side(a), side(b), ja, jb, AA if ka and ka == kb else "A/B",
-                     ROLES.is_aa_pair(run, a, b, disk), whys[-1] if whys else None,
-                     cell_metrics)
+        for a, b in itertools.combinations(labels, 2):
+            ja, jb = (cjobs[cjobs["variant"] == v] for v in (a, b))
+            ka, kb = run.kernels.get(a), run.kernels.get(b)
+            # the bounce variant's sides that did not prove the path ran
+            whys = [f"{v}: {why}" for v, side_jobs in ((a, ja), (b, jb))
+                    if candidate and run.roles.get(v) == ROLES.BOUNCE and
+                    (why := bounce_check(side_jobs))]
+            pair(a, b, side(a), side(b), ja, jb, AA if ka and ka == kb else "A/B",
+                 ROLES.is_aa_pair(run, a, b, disk), whys[-1] if whys else None, cell_metrics)
         if not exact or job not in asked:
             continue
         for v in labels:
@@ -596,8 +567,7 @@ def adjust(df):
                       question(df) + ":" + df["primary"].astype(str))
     for fam in set(family):
         # rows that cannot reach ALPHA are no tests (they cannot reject)
-        sel = ((family == fam) & df["p_value"].notna() &
-               ~df["verdict"].map(is_too_few))
+        sel = (family == fam) & df["p_value"].notna() & ~df["verdict"].map(is_too_few)
         df.loc[sel, "p_adjusted"] = bh_adjust(df.loc[sel, "p_value"].to_numpy(float))
     lost = df["verdict"].isin(SIGNIFICANT) & ~(df["p_adjusted"] <= ALPHA) & ~is_exact(df)
     df.loc[lost, "verdict"] = NO_DIFF
@@ -617,12 +587,6 @@ NOT_ADJUSTED = "not significant after adjustment (its own CI excludes 1)"
 RELEVANCE_COLUMNS = ["relevance", "min_effect_pct"]
 
 
-def _ci(row):
-    """A row's (ci_low, ci_high) when both are finite, else None."""
-    lo, hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
-    return (lo, hi) if np.isfinite(lo) and np.isfinite(hi) else None
-
-
 def is_decided(label):
     """Whether a relevance label decides its row: a change that matters,
     one that does not, or none that could."""
@@ -637,19 +601,21 @@ def effect_pct(ratio):
 
 def _relevance(row):
     """One row's relevance label (relevance())."""
-    v, ci, x = row["verdict"], _ci(row), row["min_effect_pct"]
+    v, x = row["verdict"], row["min_effect_pct"]
+    lo, hi = row.get("ci_low", np.nan), row.get("ci_high", np.nan)
+    has_ci = np.isfinite(lo) and np.isfinite(hi)
     if is_significant(v):
         return RELEVANT if effect_pct(row["ratio"]) >= x else NEGLIGIBLE
     if v != NO_DIFF:
         return TOO_FEW_REPS if is_too_few(v) else ""
-    if ci and 1 - x / 100 <= ci[0] and ci[1] <= 1 + x / 100:
+    if has_ci and 1 - x / 100 <= lo and hi <= 1 + x / 100:
         return f"{EQUIVALENT} (CI within ±{x:g}%)"
-    if ci and (ci[0] > 1 or ci[1] < 1):
+    if has_ci and (lo > 1 or hi < 1):
         return NOT_ADJUSTED
     # no difference, could detect ±the MDE, else ±the CI's reach
     d = row.get("mde_pct", np.nan)
-    if not np.isfinite(d) and ci and ci[0] > 0:
-        d = 100 * max(abs(ci[0] - 1), abs(ci[1] - 1))
+    if not np.isfinite(d) and has_ci and lo > 0:
+        d = 100 * max(abs(lo - 1), abs(hi - 1))
     if not np.isfinite(d):
         return NO_DIFFERENCE
     return f"{NO_DIFFERENCE}, could detect " + (f"±{d:.2g}%" if d >= 0.01 else "±<0.01%")

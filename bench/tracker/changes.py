@@ -95,21 +95,12 @@ def compute(df, n_boot=stats.N_BOOT, bound=None):
                 variant=v, note="; ".join(_differ(a, b, res["note"])), primary=bool(slots),
                 analysis=res.get("analysis", "")))
     out = pd.DataFrame(rows, columns=COLUMNS)
-    if not out.empty:
-        out = _adjust(out)
-    # every variant of a cell moved alike in one run: more likely the host
-    # or the setup than a kernel
-    key = ["run_b", "metric", "disk", "job", "pressure"]
-    size = out.groupby(key)["variant"].transform("size")
-    for _, g in significant(out).groupby(key):
-        if 2 <= size[g.index[0]] == len(g) and (g["ratio"] > 1).nunique() == 1:
-            note = "every variant moved alike: host or setup drift rather than a kernel?"
-            out.loc[g.index, "note"] = [f"{n}; {note}" if n else note for n in g["note"]]
-    return out
+    return _adjust(out) if len(out) else out
 
 
 def _adjust(out):
-    """Benjamini-Hochberg, primary metrics one family, the others another."""
+    """Benjamini-Hochberg, primary metrics one family, the others another;
+    then the note of a cell whose every variant moved alike."""
     out = out.assign(p_adjusted=np.nan)
     for fam in (True, False):
         sel = ((out["primary"] == fam) & out["p_value"].notna() &
@@ -120,6 +111,14 @@ def _adjust(out):
             ~stats.is_exact(out))
     out.loc[lost, "verdict"] = stats.NO_DIFF
     out["significant"] = out["verdict"].isin(stats.SIGNIFICANT)
+    # every variant of a cell moved alike in one run: more likely the host
+    # or the setup than a kernel
+    key = ["run_b", "metric", "disk", "job", "pressure"]
+    size = out.groupby(key)["variant"].transform("size")
+    for _, g in significant(out).groupby(key):
+        if 2 <= size[g.index[0]] == len(g) and (g["ratio"] > 1).nunique() == 1:
+            note = "every variant moved alike: host or setup drift rather than a kernel?"
+            out.loc[g.index, "note"] = [f"{n}; {note}" if n else note for n in g["note"]]
     return out
 
 

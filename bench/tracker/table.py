@@ -104,8 +104,7 @@ def load(history_dir):
                                                            "kernel_source_version"]),
                            ("role", fallback_role, ["variant", "kernel_variant"])):
         blank = df[col] == ""
-        if blank.any():
-            df.loc[blank, col] = [fill(*x) for x in df.loc[blank, src].itertuples(index=False)]
+        df.loc[blank, col] = [fill(*x) for x in df.loc[blank, src].itertuples(index=False)]
     for col in NUMERIC:
         df[col] = pd.to_numeric(df[col], errors="coerce")
     return df[HISTORY_COLUMNS].astype({"n": "Int64"})

@@ -108,9 +108,8 @@ def across_versions(p, sel, kernels, group, cols, fname):
                  for r in got if r is not None]
     if not any(tops):
         return
-    ticks = [f"{x} " + plots.q(plots.lines(kernels[k][0]["release"],
-                                            f"{kernels[k][1]} ({kernels[k][2]})"))
-             for x, k in enumerate(shown)]
+    ticks = [f"{x} " + plots.q(plots.lines(v["release"], f"{label} ({role})"))
+             for x, (v, label, role) in enumerate(kernels[k] for k in shown)]
     marks = [f"{x:g} " + plots.q(label) for x, _, label in
              V.markers([kernels[k][0]["version"] for k in shown])]
     top = max([t for t in tops if np.isfinite(t)], default=0)
@@ -140,13 +139,13 @@ def make(df, ch, outdir, gp_dir=plots.GP_DIR):
     sig = changes.significant(ch)
     rows = df[df["median"].notna() & df["disk"].map(V.is_candidate) &
               [changes.is_headline(m, j) for m, j in zip(df["metric"], df["job"])]]
-    for (_, disk, pressure), cell in rows.groupby(
-            [rows["metric"].map(family), "disk", "pressure"], sort=True):
+    for (_, disk, pressure), cell in rows.groupby([rows["metric"].map(family), "disk", "pressure"]):
         over_time(p, cell, sig[(sig["disk"] == disk) & (sig["pressure"] == pressure)], colors)
-    if len(V.axis(df)) < 2:
+    versions = V.axis(df)
+    if len(versions) < 2:
         return p
     sel = V.newest_cells(df, table.run_order(df))
-    kernels = V.kernels(sel, V.axis(df))
+    kernels = V.kernels(sel, versions)
     for group, _ in metrics.HEADLINE_GROUPS:
         figs = {}
         for col in V.columns(sel, group):

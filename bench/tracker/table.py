@@ -150,10 +150,8 @@ def values(cell):
 def save(df, history_dir):
     """Write history.csv atomically, in order of run date, cell, metric."""
     tmp = f"{history_path(history_dir)}.tmp.{os.getpid()}"
-    if not df.empty:
-        df = df.assign(_r=df["run_id"].map(run_order(df)),
-                       _m=df["metric"].map(metrics.order)).sort_values(
-            ["_r", "disk", "job", "pressure", "_m", "variant"], kind="stable")
+    df = df.assign(_r=df["run_id"].map(run_order(df)), _m=df["metric"].map(metrics.order))
+    df = df.sort_values(["_r", "disk", "job", "pressure", "_m", "variant"], kind="stable")
     df[HISTORY_COLUMNS].to_csv(tmp, index=False, float_format="%.10g")
     os.replace(tmp, history_path(history_dir))
 

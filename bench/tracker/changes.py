@@ -20,6 +20,8 @@ COLUMNS = ["metric", "unit", "disk", "job", "pressure", "variant", "run_a", "run
            "median_b", "ratio", "ci_low", "ci_high", "verdict", "significant", "note",
            "p_value", "p_adjusted", "primary", "analysis", "label_a", "label_b"]
 SETUP = ["accel", "icount", "memhog_mb"]      # a like-for-like comparison needs them equal
+# a pair's columns of each side (suffix _a, _b): the history's column
+SIDE = {"run": "run_id", "started": "started", "version": "kernel_source_version", "label": "label"}
 
 
 def _differ(a, b, note):
@@ -33,7 +35,7 @@ def _differ(a, b, note):
 
 def _one_exact_clock(a, b, exact):
     """Rows a and b of a metric timing the I/O, no pressure, one -icount clock."""
-    return bool(exact and str(a["icount"] or "") != "" and a["icount"] == b["icount"] and
+    return bool(exact and a["icount"] and a["icount"] == b["icount"] and
                 str(a["pressure"]) == metrics.NO_PRESSURE)
 
 
@@ -46,10 +48,8 @@ def same_seeds(a, b, exact):
 
 def seeded_compare(metric, a_vals, b_vals):
     """stats.compare's columns for two runs of the same seeds: no test."""
-    a_vals, b_vals = np.asarray(a_vals, float), np.asarray(b_vals, float)
-    out = dict(n_a=len(a_vals), n_b=len(b_vals), median_a=float(np.median(a_vals)),
-               median_b=float(np.median(b_vals)), p_value=np.nan,
-               analysis=f"{determinism.EXACT}: same seeds")
+    out = dict(n_a=len(a_vals), n_b=len(b_vals), median_a=float(np.median(a_vals)), p_value=np.nan,
+               median_b=float(np.median(b_vals)), analysis=f"{determinism.EXACT}: same seeds")
     if (a_vals <= 0).any() or (b_vals <= 0).any():
         same = bool(np.array_equal(a_vals, b_vals))
         return dict(out, ratio=1.0 if same else np.nan, ci_low=np.nan, ci_high=np.nan,
@@ -57,11 +57,10 @@ def seeded_compare(metric, a_vals, b_vals):
                     note="exact clock, same seeds: values of 0, no ratio")
     r = b_vals / a_vals
     ratio, lo, hi = float(np.exp(np.log(r).mean())), float(r.min()), float(r.max())
+    one = "" if len(r) > 1 else "; one seed, so what the seed moves is not measured"
     return dict(out, ratio=ratio, ci_low=lo, ci_high=hi,
                 verdict=stats.word(metric, ratio > 1) if lo > 1 or hi < 1 else stats.NO_DIFF,
-                note=(f"exact clock, same seeds ({len(r)}): each seed's ratio a count"
-                      + ("" if len(r) > 1 else "; one seed, so what the seed moves "
-                         "is not measured")))
+                note=f"exact clock, same seeds ({len(r)}): each seed's ratio a count{one}")
 
 
 def compute(df, n_boot=stats.N_BOOT, bound=None):
@@ -72,7 +71,7 @@ def compute(df, n_boot=stats.N_BOOT, bound=None):
     rows, d = [], df.assign(_r=df["run_id"].map(table.run_order(df)))
     present = {k: set(g["metric"]) for k, g in d.groupby("job", sort=False)}
     for (v, disk, job, pressure, metric), g in d.groupby(
-            ["variant", "disk", "job", "pressure", "metric"], sort=True):
+            ["variant", "disk", "job", "pressure", "metric"]):
         if metric in metrics.TOTALS:
             continue
         slots = [s for s, m in metrics.primary_metrics(job, present[job]).items() if m == metric]
@@ -87,34 +86,21 @@ def compute(df, n_boot=stats.N_BOOT, bound=None):
                   and determinism.is_deterministic(vb, cell_bound)):
                 res = stats.exact_compare(metric, va, vb, cell_bound)
             else:
-                res = stats.compare(metric, va, vb, n_boot,
-                                    stats.cell_seed("history", metric, disk, job,
-                                                    pressure, v, a["run_id"], b["run_id"]))
+                res = stats.compare(metric, va, vb, n_boot, stats.cell_seed(
+                    "history", metric, disk, job, pressure, v, a["run_id"], b["run_id"]))
             rows.append(dict(
-                {k: res[k] for k in COLUMNS if k in res}, **{
-                    f"{k}_{s}": r[c] for s, r in (("a", a), ("b", b)) for k, c in (
-                        ("run", "run_id"), ("started", "started"),
-                        ("version", "kernel_source_version"), ("label", "label"))},
-                metric=metric, unit=metrics.unit(metric), disk=disk, job=job,
-                pressure=pressure, variant=v, significant=res["verdict"] in stats.SIGNIFICANT,
-                note="; ".join(_differ(a, b, res["note"])), p_adjusted=np.nan, primary=bool(slots),
+                {k: res[k] for k in COLUMNS if k in res},
+                **{f"{k}_{s}": r[c] for s, r in (("a", a), ("b", b)) for k, c in SIDE.items()},
+                metric=metric, unit=metrics.unit(metric), disk=disk, job=job, pressure=pressure,
+                variant=v, note="; ".join(_differ(a, b, res["note"])), primary=bool(slots),
                 analysis=res.get("analysis", "")))
     out = pd.DataFrame(rows, columns=COLUMNS)
-    if not out.empty:
-        out = _adjust(out)
-    # every variant of a cell moved alike in one run: more likely the host
-    # or the setup than a kernel
-    key = ["run_b", "metric", "disk", "job", "pressure"]
-    size = out.groupby(key)["variant"].transform("size")
-    for _, g in significant(out).groupby(key):
-        if 2 <= size[g.index[0]] == len(g) and (g["ratio"] > 1).nunique() == 1:
-            note = "every variant moved alike: host or setup drift rather than a kernel?"
-            out.loc[g.index, "note"] = [f"{n}; {note}" if n else note for n in g["note"]]
-    return out
+    return _adjust(out) if len(out) else out
 
 
 def _adjust(out):
-    """Benjamini-Hochberg, primary metrics one family, the others another."""
+    """Benjamini-Hochberg, primary metrics one family, the others another;
+    then the note of a cell whose every variant moved alike."""
     out = out.assign(p_adjusted=np.nan)
     for fam in (True, False):
         sel = ((out["primary"] == fam) & out["p_value"].notna() &
@@ -125,6 +111,14 @@ def _adjust(out):
             ~stats.is_exact(out))
     out.loc[lost, "verdict"] = stats.NO_DIFF
     out["significant"] = out["verdict"].isin(stats.SIGNIFICANT)
+    # every variant of a cell moved alike in one run: more likely the host
+    # or the setup than a kernel
+    key = ["run_b", "metric", "disk", "job", "pressure"]
+    size = out.groupby(key)["variant"].transform("size")
+    for _, g in significant(out).groupby(key):
+        if 2 <= size[g.index[0]] == len(g) and (g["ratio"] > 1).nunique() == 1:
+            note = "every variant moved alike: host or setup drift rather than a kernel?"
+            out.loc[g.index, "note"] = [f"{n}; {note}" if n else note for n in g["note"]]
     return out
 
 
@@ -172,11 +166,10 @@ def line(r):
     filed = "" if la == lb == r["variant"] else f", filed from labels {la} -> {lb}"
     analysis = str(r.get("analysis", "") or "")
     exact = f", {analysis}" if analysis.startswith("exact") else ""
-    return (f"{r['metric']} {r['job']} {r['disk']} {r['pressure']}, variant "
-            f"{r['variant']}{filed} ({r['version_a']} -> {r['version_b']}{exact}): "
-            f"{md.fmt(r['median_a'], 4, '')} -> {md.fmt(r['median_b'], 4, '')} {r['unit']}, "
-            f"{r['verdict']}, ratio {md.ratio_text(r)}: "
-            f"{stats.effect_pct(r['ratio']):.3g} % >= its smallest effect of interest "
+    return (f"{r['metric']} {r['job']} {r['disk']} {r['pressure']}, variant {r['variant']}{filed} "
+            f"({r['version_a']} -> {r['version_b']}{exact}): {md.fmt(r['median_a'], 4, '')} -> "
+            f"{md.fmt(r['median_b'], 4, '')} {r['unit']}, {r['verdict']}, ratio {md.ratio_text(r)}"
+            f": {stats.effect_pct(r['ratio']):.3g} % >= its smallest effect of interest "
             f"{r['min_effect_pct']:.3g} % (runs {r['run_a']} -> {r['run_b']}{note})")
 
 

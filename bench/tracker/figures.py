@@ -69,11 +69,10 @@ def over_time(p, cell, sig, colors):
             point(runs.index(r["run_id"]) + off, r, scale, marks.get(r["run_id"], ""))
             for r in sorted(g.to_dict("records"), key=lambda r: order[r["run_id"]])]))
     plotted = pd.concat([g for _, g in series])
-    vers = [table.joined_versions(plotted[plotted["run_id"] == r]["kernel_source_version"])
-            for r in runs]
-    started = [plotted[plotted["run_id"] == r]["started"].iloc[0] for r in runs]
-    ticks = [f"{x} " + plots.q(plots.lines(s if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M"),
-                                            ver))
+    per_run = [plotted[plotted["run_id"] == r] for r in runs]
+    vers = [table.joined_versions(g["kernel_source_version"]) for g in per_run]
+    started = [g["started"].iloc[0] for g in per_run]
+    ticks = [f"{x} " + plots.q(plots.lines(s if pd.isna(t) else t.strftime("%Y-%m-%d %H:%M"), ver))
              for x, (s, t, ver) in enumerate(zip(started, table.parse_dates(started), vers))]
     labels = list(dict.fromkeys(metrics.label(k[1]) for k, _ in series))
     label = labels[0] if len(labels) < 2 else re.sub(r"^\w+ ", "read and write ", labels[0])
@@ -93,27 +92,24 @@ def over_time(p, cell, sig, colors):
 
 
 def across_versions(p, sel, kernels, group, cols, fname):
-    """Draw a table's columns across versions, a point per kernel with a
-    value, if a point is not 0."""
+    """Draw a table's columns across versions, a point per kernel with a value, if one is not 0."""
     measured = sel[sel["median"].notna()]
-    pts = {(c, k): V.pick(measured, col, v["version"], label)
-           for c, col in enumerate(cols) for k, (v, label, _) in enumerate(kernels)}
-    shown = [k for k in range(len(kernels)) if any(pts[c, k] is not None
-                                                   for c in range(len(cols)))]
+    pts = [[V.pick(measured, col, v["version"], label) for v, label, _ in kernels]
+           for col in cols]
+    shown = [k for k in range(len(kernels)) if any(c[k] is not None for c in pts)]
     if not shown:
         return
     blocks, tops = [], []
-    for c, col in enumerate(cols):
-        scale, got = V.scale_of(col[0])[0], [pts[c, k] for k in shown]
+    for col, col_pts in zip(cols, pts):
+        scale, got = V.scale_of(col[0])[0], [col_pts[k] for k in shown]
         blocks.append((V.column_name(col, group, False),
                        [point(x, r, scale) for x, r in enumerate(got)]))
         tops += [scale * (r["ci_high"] if np.isfinite(r["ci_high"]) else r["median"])
                  for r in got if r is not None]
     if not any(tops):
         return
-    ticks = [f"{x} " + plots.q(plots.lines(kernels[k][0]["release"],
-                                            f"{kernels[k][1]} ({kernels[k][2]})"))
-             for x, k in enumerate(shown)]
+    ticks = [f"{x} " + plots.q(plots.lines(v["release"], f"{label} ({role})"))
+             for x, (v, label, role) in enumerate(kernels[k] for k in shown)]
     marks = [f"{x:g} " + plots.q(label) for x, _, label in
              V.markers([kernels[k][0]["version"] for k in shown])]
     top = max([t for t in tops if np.isfinite(t)], default=0)
@@ -143,13 +139,13 @@ def make(df, ch, outdir, gp_dir=plots.GP_DIR):
     sig = changes.significant(ch)
     rows = df[df["median"].notna() & df["disk"].map(V.is_candidate) &
               [changes.is_headline(m, j) for m, j in zip(df["metric"], df["job"])]]
-    for (_, disk, pressure), cell in rows.groupby(
-            [rows["metric"].map(family), "disk", "pressure"], sort=True):
+    for (_, disk, pressure), cell in rows.groupby([rows["metric"].map(family), "disk", "pressure"]):
         over_time(p, cell, sig[(sig["disk"] == disk) & (sig["pressure"] == pressure)], colors)
-    if len(V.axis(df)) < 2:
+    versions = V.axis(df)
+    if len(versions) < 2:
         return p
     sel = V.newest_cells(df, table.run_order(df))
-    kernels = V.kernels(sel, V.axis(df))
+    kernels = V.kernels(sel, versions)
     for group, _ in metrics.HEADLINE_GROUPS:
         figs = {}
         for col in V.columns(sel, group):

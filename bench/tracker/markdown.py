@@ -24,6 +24,14 @@ DISPLAY_UNITS = {"B/s": (1.0 / (1 << 20), "MiB/s"), "B/GiB": (1.0 / (1 << 20), "
 OTHER = "other"         # a role the lab does not know: after roles.PAIR_ORDER's
 NOT_MEASURED = "not measured"
 INTEGRITY = ("integrity_bad_blocks", "integrity_checked_blocks")
+SIG_TEXT = (
+    "Each run against the previous run of its cell: ratio of geometric means with its 95 % "
+    "CI from an exact permutation test on log values, significant when the "
+    "Benjamini-Hochberg adjusted p (whole history; primary metrics one family) is <= 0.05; "
+    "two runs of one exact clock compared to the bound or seed by seed. A change every "
+    f"variant shows alike points at the host or setup. All pairs: `{table.CHANGES_FILE}`.")
+FIG_TEXT = ("Median per run in date order, a series per variant and job of two runs or "
+            "more, error bars its 95 % bootstrap CI; circled: a significant change.")
 
 
 def markers(versions):
@@ -98,8 +106,8 @@ def reading(sel, labels):
     for v, label, _ in labels:
         name = f"{v['release']} {label}"
         g = sel[(sel["kernel_source_version"] == v["version"]) & (sel["variant"] == label)]
-        bb = g[g["job"].map(J.is_page_qd1) & (g["metric"] == "bounced_bytes_per_gib")][
-            "median"].dropna()
+        bb = g.loc[g["job"].map(J.is_page_qd1) & (g["metric"] == "bounced_bytes_per_gib"),
+                   "median"].dropna()
         bios = _total(g, "bounces")
         what = (([f"{md.fmt(bb.max() / (1 << 20), 4, '')} MiB/GiB"] if len(bb) else []) +
                 ([f"{bios:.0f} bios in all"] if bios is not None else []))
@@ -110,8 +118,8 @@ def reading(sel, labels):
         else:
             none.append(name)
         bad, checked = (_total(g, m) for m in INTEGRITY)
-        ibios = _total(g[g["job"].isin(set(g[g["metric"] == "integrity_bad_blocks"]["job"]))],
-                       "bounces")
+        ijobs = g.loc[g["metric"] == "integrity_bad_blocks", "job"]
+        ibios = _total(g[g["job"].isin(ijobs)], "bounces")
         if bad is None:
             untested.append(name)
         else:
@@ -129,12 +137,10 @@ def reading(sel, labels):
 
 def columns(sel, group):
     """[(metric, disk, job, pressure)] of a group that some version measured."""
-    cols = []
+    cols, cell = [], ["disk", "job", "pressure"]
     for metric in metrics.headlines(group):
-        rows = sel[(sel["metric"] == metric) & sel["median"].notna()]
-        cols += [(metric, r.disk, r.job, r.pressure) for r in
-                 rows[["disk", "job", "pressure"]].drop_duplicates().sort_values(
-                     ["disk", "job", "pressure"]).itertuples()
+        rows = sel.loc[(sel["metric"] == metric) & sel["median"].notna(), cell].drop_duplicates()
+        cols += [(metric, *r) for r in rows.sort_values(cell).itertuples(index=False)
                  if metrics.is_headline(metric, r.job, group)]
     return cols
 
@@ -172,8 +178,8 @@ def group_table(sel, labels, group):
     return header, out
 
 
-def report_lines(df, order, figures, link):
-    """"Across kernel versions"; figures: of kind SCRIPT, link(f): markdown."""
+def report_lines(df, order, links):
+    """"Across kernel versions"; links(group, True): its figures' lines."""
     versions = axis(df)
     out = ["## Across kernel versions", ""]
     if len(versions) < 2:
@@ -205,31 +211,23 @@ def report_lines(df, order, figures, link):
             r for r in rows if any(c != NOT_MEASURED for c in r[4:-1])]), ""]
         if empty:
             out += [f"Nothing to measure here on {', '.join(empty)}.", ""]
-        out += [x for f in figures if f["group"] == title for x in (link(f), "")]
+        out += links(title, True)
     return out
 
-SIG_TEXT = (
-    "Each run against the previous run of its cell: ratio of geometric means with its 95 % "
-    "CI from an exact permutation test on log values, significant when the "
-    "Benjamini-Hochberg adjusted p (whole history; primary metrics one family) is <= 0.05; "
-    "two runs of one exact clock compared to the bound or seed by seed. A change every "
-    f"variant shows alike points at the host or setup. All pairs: `{table.CHANGES_FILE}`.")
-FIG_TEXT = ("Median per run in date order, a series per variant and job of two runs or "
-            "more, error bars its 95 % bootstrap CI; circled: a significant change.")
-
-
-def runs_rows(df, order):
-    """A row per run, in date order (the "## Runs" table)."""
-    out = []
+def runs_lines(df, order):
+    """## Runs: a row per run, in date order."""
+    rows = []
     for r in sorted(order, key=order.get):
         g = df[df["run_id"] == r]
         f = g.iloc[0]
-        out.append([f["started"], r, table.joined_versions(g["kernel_source_version"]),
-                    "/".join(table.sort_versions(x for x in g["kernel_release"] if x)),
-                    f["git_revision"], f["accel"], f["memhog_mb"],
-                    " ".join(table.variant_order(g)), " ".join(sorted(set(g["disk"]))),
-                    len(g[["disk", "job", "pressure"]].drop_duplicates()), int(g["n"].max())])
-    return out
+        rows.append([f["started"], r, table.joined_versions(g["kernel_source_version"]),
+                     "/".join(table.sort_versions(x for x in g["kernel_release"] if x)),
+                     f["git_revision"], f["accel"], f["memhog_mb"],
+                     " ".join(table.variant_order(g)), " ".join(sorted(set(g["disk"]))),
+                     len(g[["disk", "job", "pressure"]].drop_duplicates()), int(g["n"].max())])
+    return ["## Runs", "", md.table(["date", "run", "kernel source", "release", "git", "accel",
+                                     "memhog MiB", "variants", "disks", "cells", "max reps"],
+                                    rows), ""]
 
 
 def integrity_lines(df):
@@ -277,13 +275,11 @@ def changes_lines(ch):
     if head.empty:
         out.append("No significant change in the headline metrics.")
     else:
-        out.append(md.table(
-            ["metric", "job", "disk", "pressure", "variant", "from run", "to run", "median",
-             "ratio", "verdict", "note"],
-            [[r["metric"], r["job"], r["disk"], r["pressure"], r["variant"],
-              f"{r['run_a']} ({r['version_a']})", f"{r['run_b']} ({r['version_b']})",
-              f"{md.fmt(r['median_a'], 4, '')} -> {md.fmt(r['median_b'], 4, '')} {r['unit']}",
-              md.ratio_text(r), r["verdict"], r["note"]] for _, r in head.iterrows()]))
+        cell = ["metric", "job", "disk", "pressure", "variant"]
+        out.append(md.table(cell + ["from run", "to run", "median", "ratio", "verdict", "note"], [
+            [*r[cell], f"{r['run_a']} ({r['version_a']})", f"{r['run_b']} ({r['version_b']})",
+             f"{md.fmt(r['median_a'], 4, '')} -> {md.fmt(r['median_b'], 4, '')} {r['unit']}",
+             md.ratio_text(r), r["verdict"], r["note"]] for _, r in head.iterrows()]))
     if len(sig) > len(head):
         out += ["", f"{len(sig) - len(head)} further significant change(s) in other "
                 f"metrics: see `{table.CHANGES_FILE}`."]
@@ -298,8 +294,10 @@ def write(df, ch, figs, errors, path):
     """history.md; figures of kind "versions" go in their own section."""
     base = os.path.dirname(os.path.abspath(path))
 
-    def link(f):
-        return f"![{f['caption']}]({os.path.relpath(f['png'], base)})"
+    def links(group, versions):
+        """The lines of group's figures, across versions or over time."""
+        return [x for f in figs if f["group"] == group and (f["kind"] == SCRIPT) == versions
+                for x in (f"![{f['caption']}]({os.path.relpath(f['png'], base)})", "")]
     order = table.run_order(df) if not df.empty else {}
     out = ["# bouncelab history", "",
            f"{len(order)} run(s) in `{table.HISTORY_FILE}`; written "
@@ -307,19 +305,12 @@ def write(df, ch, figs, errors, path):
     if not order:
         out += ["No runs yet: `bench/history add RUN_DIR` (or `bench/history rebuild`)."]
     else:
-        out += moved_lines(df, ch)
-        out += report_lines(df, order, [f for f in figs if f["kind"] == SCRIPT], link)
-        out += changes_lines(ch) + integrity_lines(df)
-        out += ["## Runs", "",
-                md.table(["date", "run", "kernel source", "release", "git", "accel",
-                          "memhog MiB", "variants", "disks", "cells", "max reps"],
-                         runs_rows(df, order)), ""]
-        figs = [f for f in figs if f["kind"] != SCRIPT]
-        if figs:
-            out += ["## Figures", "", FIG_TEXT, ""]
-        for group in dict.fromkeys(f["group"] for f in figs):
-            out += [f"### {group}", ""]
-            out += [x for f in figs if f["group"] == group for x in (link(f), "")]
+        out += (moved_lines(df, ch) + report_lines(df, order, links) + changes_lines(ch) +
+                integrity_lines(df) + runs_lines(df, order))
+        groups = dict.fromkeys(f["group"] for f in figs if f["kind"] != SCRIPT)
+        out += ["## Figures", "", FIG_TEXT, ""] if groups else []
+        for group in groups:
+            out += [f"### {group}", ""] + links(group, False)
         if errors:
             out += ["## Plot errors", ""] + [f"- {e}" for e in errors] + [""]
     with open(path, "w", encoding="utf-8") as fh:

@@ -28,11 +28,10 @@ NUMERIC = ["n", "median", "ci_low", "ci_high"]
 # label's package, suite and role (issue 12); the run's own label of the
 # row and each value's seed (issue 36).
 PAIRING_COLUMNS = ["label", "seeds"]
-HISTORY_COLUMNS = (["run_id", "started", "kernel_source_version", "kernel_release",
-                    "git_revision", "accel", "icount", "memhog_mb", "variant",
-                    "kernel_variant", "disk", "job", "pressure", "metric", "unit"] +
-                   NUMERIC + ["values", "source_package", "source_suite", "role"] +
-                   PAIRING_COLUMNS)
+HISTORY_COLUMNS = (["run_id", "started", "kernel_source_version", "kernel_release", "git_revision",
+                    "accel", "icount", "memhog_mb", "variant", "kernel_variant", "disk", "job",
+                    "pressure", "metric", "unit"] + NUMERIC +
+                   ["values", "source_package", "source_suite", "role"] + PAIRING_COLUMNS)
 KEY = ["run_id", "variant", "disk", "job", "pressure", "metric"]
 REQUIRED = KEY + NUMERIC + ["values"]
 
@@ -98,20 +97,17 @@ def load(history_dir):
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise HistoryError(f"{path}: missing columns {', '.join(missing)}")
-    for col in HISTORY_COLUMNS:
-        if col not in df.columns:
-            df[col] = "unknown" if col in ("kernel_source_version", "git_revision") else ""
+    df = df.assign(**{c: "unknown" if c in ("kernel_source_version", "git_revision") else ""
+                      for c in HISTORY_COLUMNS if c not in df.columns})
     for col, fill, src in (("kernel_variant", str, ["variant"]), ("label", str, ["variant"]),
                            ("source_package", package_of, ["kernel_release",
                                                            "kernel_source_version"]),
                            ("role", fallback_role, ["variant", "kernel_variant"])):
         blank = df[col] == ""
-        if blank.any():
-            df.loc[blank, col] = [fill(*x) for x in df.loc[blank, src].itertuples(index=False)]
+        df.loc[blank, col] = [fill(*x) for x in df.loc[blank, src].itertuples(index=False)]
     for col in NUMERIC:
         df[col] = pd.to_numeric(df[col], errors="coerce")
-    df["n"] = df["n"].astype("Int64")
-    return df[HISTORY_COLUMNS]
+    return df[HISTORY_COLUMNS].astype({"n": "Int64"})
 
 
 def fallback_role(label, kernel_variant):
@@ -140,9 +136,9 @@ def variant_order(df):
     """The labels in bench/lab.conf's role order (by label, else kernel)."""
     order = roles.LAB_VARIANT_ORDER
     pairs = df[["variant", "kernel_variant"]].drop_duplicates("variant")
-    return sorted(pairs["variant"], key=lambda v: (next(
-        (order.index(b) for b in (v, pairs[pairs["variant"] == v]["kernel_variant"].iloc[0])
-         if b in order), len(order)), v))
+    rank = {v: next((order.index(b) for b in (v, k) if b in order), len(order))
+            for v, k in zip(pairs["variant"], pairs["kernel_variant"])}
+    return sorted(rank, key=lambda v: (rank[v], v))
 
 
 def values(cell):
@@ -154,18 +150,14 @@ def values(cell):
 def save(df, history_dir):
     """Write history.csv atomically, in order of run date, cell, metric."""
     tmp = f"{history_path(history_dir)}.tmp.{os.getpid()}"
-    if not df.empty:
-        df = df.assign(_r=df["run_id"].map(run_order(df)),
-                       _m=df["metric"].map(metrics.order)).sort_values(
-            ["_r", "disk", "job", "pressure", "_m", "variant"], kind="stable")
+    df = df.assign(_r=df["run_id"].map(run_order(df)), _m=df["metric"].map(metrics.order))
+    df = df.sort_values(["_r", "disk", "job", "pressure", "_m", "variant"], kind="stable")
     df[HISTORY_COLUMNS].to_csv(tmp, index=False, float_format="%.10g")
     os.replace(tmp, history_path(history_dir))
 
 
 def merge(df, rows):
-    """df with rows added; a run_id already present is replaced."""
-    if rows.empty:
-        return df
+    """df with a run's rows added; a run_id already present is replaced."""
     kept = df[~df["run_id"].isin(set(rows["run_id"]))]
     out = pd.concat([p for p in (kept, rows) if not p.empty], ignore_index=True)
     return out.drop_duplicates(KEY, keep="last")[HISTORY_COLUMNS]
@@ -184,19 +176,19 @@ def date(run):
 
 
 def kernel_identity(run):
-    """label -> its kernel (package, version, suite, release): build-info.json,
-    meta.json "kernels", else the run's base (for a label of its package)."""
+    """label -> its kernel (package, version, suite, release, variant) and role:
+    build-info.json, meta.json "kernels", else the run's base (for a label of its package)."""
     kernels = run.meta.get("kernels") if isinstance(run.meta.get("kernels"), dict) else {}
     meta_pkg, meta_ver = (_meta_str(run.meta, k) for k in ("kernel_source_package",
                                                             "kernel_source_version"))
     builds = {}
     for label, bdir in zip(run.boots["variant"], run.boots["dir"]):
         if not builds.get(label) and bdir:
-            builds[label] = rawfiles.read_json(os.path.join(run.path, bdir,
-                                                            "build-info.json")) or None
+            builds[label] = rawfiles.read_json(os.path.join(run.path, bdir, "build-info.json"))
     out = {}
     for label in dict.fromkeys(run.boots["variant"]):
-        k = kernels.get(tidy.base_variant(run, label)) or kernels.get(label)
+        base = tidy.base_variant(run, label)
+        k = kernels.get(base) or kernels.get(label)
         sources = [builds.get(label) or {}] + ([k] if isinstance(k, dict) else [])
 
         def field(key):
@@ -207,7 +199,8 @@ def kernel_identity(run):
         release = field("kernel_release")
         out[label] = dict(source_package=pkg or package_of(release, ver),
                           kernel_source_version=ver or "unknown",
-                          source_suite=field("source_suite"), kernel_release=release)
+                          source_suite=field("source_suite"), kernel_release=release,
+                          kernel_variant=base, role=roles.variant_role(run, label) or "")
     return out
 
 
@@ -225,8 +218,6 @@ def rows(run, n_boot=stats.N_BOOT):
         raise HistoryError(f"{run.path}: no job of this run was measured "
                            "(every job failed or was skipped)")
     kernels = kernel_identity(run)
-    for v, k in kernels.items():
-        k.update(kernel_variant=tidy.base_variant(run, v), role=roles.variant_role(run, v) or "")
     base = dict(run_id=str(run.meta.get("run_id") or run.run_id), started=date(run),
                 git_revision=_meta_str(run.meta, "git_revision") or "unknown",
                 **{k: _meta_str(run.meta, k) for k in ("accel", "memhog_mb")})
@@ -244,9 +235,7 @@ def rows(run, n_boot=stats.N_BOOT):
                         values=";".join(f"{x:.10g}" for x in vals), label=v,
                         seeds=("" if any(pd.isna(x) for x in seeds)
                                else ";".join(str(int(x)) for x in seeds))))
-    df = pd.DataFrame(out, columns=HISTORY_COLUMNS)
-    df["n"] = df["n"].astype("Int64")
-    return df
+    return pd.DataFrame(out, columns=HISTORY_COLUMNS).astype({"n": "Int64"})
 
 
 def file_as(df, aliases, path):
@@ -302,8 +291,7 @@ def add(paths, history_dir, n_boot=stats.N_BOOT, allow_incomplete=False, aliases
             fcntl.flock(lock, fcntl.LOCK_EX)
             df = load(history_dir) if not fresh else pd.DataFrame(columns=HISTORY_COLUMNS)
             for path, rows in frames:
-                status = ("replaced" if not df.empty and rows["run_id"].iloc[0] in
-                          set(df["run_id"]) else "added")
+                status = "replaced" if rows["run_id"].iloc[0] in set(df["run_id"]) else "added"
                 df = merge(df, rows)
                 out.append((path, status, f"{path}: run {rows['run_id'].iloc[0]} "
                             f"({rows['started'].iloc[0]}, kernel source "
@@ -330,6 +318,6 @@ def rebuild(results_dir, history_dir, n_boot=stats.N_BOOT, exclude=()):
             out.append((path, "skipped", f"{path}: {why}: skipped"))
         else:
             paths.append(path)
-    return sorted(out + [(p, "skipped" if s in ("refused", "not a run") else "added",
-                          m + (": skipped" if s in ("refused", "not a run") else ""))
+    return sorted(out + [(p, "skipped", f"{m}: skipped") if s in ("refused", "not a run")
+                         else (p, "added", m)
                          for p, s, m in add(paths, history_dir, n_boot, fresh=True)])

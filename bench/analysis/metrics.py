@@ -118,12 +118,10 @@ add("bounce_lowmem_peak_kib", "KiB", LEVEL, "lowmem held by bounce pages, peak (
 add("bounce_pages_taken", "pages", LEVEL, "bounce pages taken over the job")
 add("bounce_pages_per_io", "pages", LEVEL, "bounce pages taken per I/O (exact)")
 # tidy.COUNTED_COSTS, on the within-boot pseudo-disk "A/B"
-add("bounce_ns_per_byte", "ns/B", COST,
-    "bounce's added time per byte, counted (candidate less control disk, same boot)")
-add("bounce_us_per_bounce", "µs", COST,
-    "bounce's added time per bounced bio, counted (candidate less control disk, same boot)")
-add("bounce_copy_us_per_bounce", "µs", COST,
-    "bounce's copy per bounced bio, counted (candidate less control disk, same boot)")
+_COUNTED = "counted (candidate less control disk, same boot)"
+add("bounce_ns_per_byte", "ns/B", COST, f"bounce's added time per byte, {_COUNTED}")
+add("bounce_us_per_bounce", "µs", COST, f"bounce's added time per bounced bio, {_COUNTED}")
+add("bounce_copy_us_per_bounce", "µs", COST, f"bounce's copy per bounced bio, {_COUNTED}")
 add("bounce_copied_bytes_per_gib", "B/GiB", LEVEL,
     "bytes the bounce copied per GiB moved, counted (candidate less control disk)")
 add("bounce_alloc_us_per_page", "µs", COST, "time in mempool_alloc per bounce page")
@@ -330,9 +328,7 @@ def primary_metrics(job, present):
     out = {}
     for slot, rule, metric in PRIMARY:
         m = metric.format(d=d)
-        if slot in out or m not in present:
-            continue
-        if rule is None or rule(job):
+        if slot not in out and m in present and (rule is None or rule(job)):
             out[slot] = m
     return out
 

@@ -119,5 +119,4 @@ class Plotter:
 
 
 def variant_index(run):
-    labels = run.labels
-    return {v: i + 1 for i, v in enumerate(labels)}, labels
+    return {v: i + 1 for i, v in enumerate(run.labels)}, run.labels

@@ -252,9 +252,8 @@ def headline_text(row):
 
 def console_summary(run, verdicts, report_path=None):
     """A few lines for the terminal."""
-    boots = run.boots
+    boots, jobs = run.boots, run.jobs
     ok = int((boots["status"] == "ok").sum())
-    jobs = run.jobs
     measured = int((jobs["state"] == "ok").sum()) if not jobs.empty else 0
     sig = [r for r in headline_rows(verdicts, run) if r["relevance"] == S.RELEVANT]
     k = relevance_counts(verdicts, run)
@@ -322,9 +321,7 @@ def details_screen(run, verdicts, figures, run_dir):
     if len(rel) > len(shown):
         out += [f"... {len(rel) - len(shown)} more relevant rows in {TABLES}.", ""]
     notes = uncomparable(verdicts, run)
-    out += [f"- {n}" for n in notes[:6]]
-    if notes:
-        out.append("")
+    out += [f"- {n}" for n in notes[:6]] + ([""] if notes else [])
     if figures is None:
         out.append("Plots were not made (--no-plots).")
     out += [_figure(f, run_dir) for f in figures or [] if f["kind"] == "forest"]

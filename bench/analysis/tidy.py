@@ -549,5 +549,5 @@ def _matrix_kernels(run):
 def base_variant(run, label):
     """The kernel variant a label boots (build-info "variant", else the
     matrix.tsv "kernel" column)."""
-    rows = run.boots[run.boots["variant"] == label]["base_variant"].dropna()
-    return str(rows.iloc[0]) if len(rows) else _matrix_kernels(run).get(label, label)
+    base = ROLES.boot_value(run, label, "base_variant")
+    return base if base is not None else _matrix_kernels(run).get(label, label)

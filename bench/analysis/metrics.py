@@ -117,7 +117,7 @@ add("bounce_pages_mean", "pages", LEVEL, "bounce pages in flight, time-weighted 
 add("bounce_lowmem_peak_kib", "KiB", LEVEL, "lowmem held by bounce pages, peak (exact)")
 add("bounce_pages_taken", "pages", LEVEL, "bounce pages taken over the job")
 add("bounce_pages_per_io", "pages", LEVEL, "bounce pages taken per I/O (exact)")
-# tidy.COUNTED_COSTS, on the within-boot pseudo-disk "A/B"
+# tidy._within_boot_costs, on the within-boot pseudo-disk "A/B"
 _COUNTED = "counted (candidate less control disk, same boot)"
 add("bounce_ns_per_byte", "ns/B", COST, f"bounce's added time per byte, {_COUNTED}")
 add("bounce_us_per_bounce", "µs", COST, f"bounce's added time per bounced bio, {_COUNTED}")
@@ -144,8 +144,7 @@ add("oom_kills", "kills", LEVEL, "OOM kills during the job")
 # rates (tidy.py), the totals stay in summary.csv
 PRESSURE_TOTALS = ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_us")
 for _m in PRESSURE_TOTALS:
-    _u, _l = METRICS[_m].unit, METRICS[_m].label
-    _l = _l.replace(" over the job", "").replace(" total", "")
+    _u, _l = METRICS[_m].unit, METRICS[_m].label.replace(" over the job", "").replace(" total", "")
     for _per, _pu, _pl in (("s", "s", "second of job time"), ("gib", "GiB", "GiB moved"),
                            ("mib_written", "MiB", "MiB written")):
         _primary = _per == "mib_written" and _m in ("pgsteal", "psi_some_us")
@@ -237,7 +236,7 @@ HEADLINE_GROUPS = [
     ("cost", "Cost per bounced bio, probed jobs"),
     ("latency", "4 KiB QD1 latency"),
     ("integrity", "Data integrity: bad blocks per integrity job"),
-    # counted: tidy.COUNTED_COSTS
+    # counted: tidy._within_boot_costs
     ("bounced-counted", "Bytes the bounce copied per GiB moved, counted"),
     ("cost-counted", "Cost per bounced bio, counted (candidate less control, same boot)"),
     ("memory", "Writeback under memory pressure"),
@@ -298,9 +297,8 @@ def selected(flag):
 
 
 def min_effect(metric, overrides=None, pressure=None):
-    """The smallest effect of interest of a metric in % (overrides:
-    {metric or "*": pct}, bench/analyze --min-effect); under pressure
-    PRESSURE_MIN_EFFECT_PCT."""
+    """The smallest effect of interest of a metric in % (overrides: {metric or "*": pct},
+    bench/analyze --min-effect); under pressure PRESSURE_MIN_EFFECT_PCT."""
     overrides = overrides or {}
     for key in (metric, "*"):
         if key in overrides:

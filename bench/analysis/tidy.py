@@ -9,7 +9,7 @@
 
 A job's metrics are fio's and its monitors' (monitors/ runs the readers).
 The within-boot pseudo-disk "A/B" of a bounce candidate and its control
-gets their ratios and, counted, what the bounce adds (COUNTED_COSTS).
+gets their ratios and, counted, what the bounce adds (_within_boot_costs).
 """
 import os
 import re
@@ -266,17 +266,15 @@ def _within_boot_ratios(df, pairs):
 
 # What the bounce adds, counted: the candidate's instructions per I/O less
 # its control's in one boot, less the lab's own instruments
-COUNTED_COSTS = ("bounce_ns_per_byte", "bounce_us_per_bounce", "bounce_copy_us_per_bounce",
-                 "bounce_copied_bytes_per_gib")
 _COST_INPUTS = ("insn_user_us_per_io", "insn_kernel_us_per_io", "insn_part_instruments_us_per_io",
                 "insn_part_copy_us_per_io", "insn_copy_bytes_per_io", "insn_bounces_per_io",
                 "read_bw", "read_iops", "write_bw", "write_iops")
 
 
 def _within_boot_costs(df, pairs):
-    """COUNTED_COSTS: the added time per byte of one I/O (bandwidth / IOPS) and per bounce, the
-    copy per bounce, the bytes copied per GiB moved. Only for a job that moved data one way (a
-    mixed job's I/Os differ in size); per bounce only where the candidate bounced."""
+    """What the bounce adds, counted: its time per byte of one I/O (bandwidth / IOPS) and per
+    bounce, its copy per bounce, the bytes it copied per GiB moved. Only for a job that moved data
+    one way (a mixed job's I/Os differ in size); per bounce only where the candidate bounced."""
     keys = ["variant", "job", "pressure", "rep", "boot"]
     df = df[df["metric"].isin(_COST_INPUTS)]
     if df.empty:

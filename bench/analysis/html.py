@@ -82,8 +82,7 @@ def write(md_text, run_dir, title):
     None when python3-markdown is missing (the caller says so)."""
     if markdown is None:
         return None
-    page = render(md_text, run_dir, title)
     out = os.path.join(run_dir, REPORT_HTML)
     with open(out, "w", encoding="utf-8") as f:
-        f.write(page)
+        f.write(render(md_text, run_dir, title))
     return out

@@ -23,12 +23,6 @@ _BAD = re.compile(r"(?:verify|bad magic|bad header|crc32c).*?offset (\d+), lengt
 FIRST_BAD = 5
 
 
-def bad_offsets(stderr_text):
-    """Distinct (offset, length) pairs fio's verify messages name, in order."""
-    found = (_BAD.search(line) for line in (stderr_text or "").splitlines())
-    return list(dict.fromkeys(tuple(map(int, m.groups())) for m in found if m))
-
-
 def job_result(fio, stderr_text):
     """{"written", "checked", "bad", "first_bad"} of one integrity job;
     None when fio wrote no report."""
@@ -37,7 +31,9 @@ def job_result(fio, stderr_text):
         return None
     written = sum(int((j.get("write") or {}).get("total_ios", 0) or 0) for j in jobs)
     checked = sum(int((j.get("read") or {}).get("total_ios", 0) or 0) for j in jobs)
-    offsets = bad_offsets(stderr_text)
+    # the distinct (offset, length) pairs fio's verify messages name, in order
+    found = (_BAD.search(line) for line in (stderr_text or "").splitlines())
+    offsets = list(dict.fromkeys(tuple(map(int, m.groups())) for m in found if m))
     errs = [j.get("total_err") for j in jobs if j.get("total_err") is not None]
     bad = max(sum(int(e) for e in errs), len(offsets)) if errs else len(offsets)
     return {"written": written, "checked": checked, "bad": bad,

@@ -44,15 +44,12 @@ def p_text(x):
     return "" if not np.isfinite(x) else (f"{x:.2g}" if x >= 0.001 else f"{x:.1e}")
 
 
-def _cell(text):
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def table(header, rows):
     """A markdown table (a | in a cell is escaped), as one string."""
     out = ["| " + " | ".join(header) + " |",
            "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    cells = ([str(c).replace("|", "\\|").replace("\n", " ") for c in row] for row in rows)
+    out += ["| " + " | ".join(row) + " |" for row in cells]
     return "\n".join(out)
 
 
@@ -67,9 +64,7 @@ def ratio_text(row):
 
 
 def verdict_words(o):
-    """What a verdict row says, in its class's one wording (the module
-    docstring): the verdict word of a significant row, else its
-    relevance label, else the verdict."""
+    """What a verdict row says, in its class's one wording (the module docstring)."""
     verdict = str(o["verdict"])
     rel = o.get("relevance") or ""
     return verdict if rel == S.RELEVANT else (rel or verdict)

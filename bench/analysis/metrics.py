@@ -117,13 +117,11 @@ add("bounce_pages_mean", "pages", LEVEL, "bounce pages in flight, time-weighted 
 add("bounce_lowmem_peak_kib", "KiB", LEVEL, "lowmem held by bounce pages, peak (exact)")
 add("bounce_pages_taken", "pages", LEVEL, "bounce pages taken over the job")
 add("bounce_pages_per_io", "pages", LEVEL, "bounce pages taken per I/O (exact)")
-# tidy.COUNTED_COSTS, on the within-boot pseudo-disk "A/B"
-add("bounce_ns_per_byte", "ns/B", COST,
-    "bounce's added time per byte, counted (candidate less control disk, same boot)")
-add("bounce_us_per_bounce", "µs", COST,
-    "bounce's added time per bounced bio, counted (candidate less control disk, same boot)")
-add("bounce_copy_us_per_bounce", "µs", COST,
-    "bounce's copy per bounced bio, counted (candidate less control disk, same boot)")
+# tidy._within_boot_costs, on the within-boot pseudo-disk "A/B"
+_COUNTED = "counted (candidate less control disk, same boot)"
+add("bounce_ns_per_byte", "ns/B", COST, f"bounce's added time per byte, {_COUNTED}")
+add("bounce_us_per_bounce", "µs", COST, f"bounce's added time per bounced bio, {_COUNTED}")
+add("bounce_copy_us_per_bounce", "µs", COST, f"bounce's copy per bounced bio, {_COUNTED}")
 add("bounce_copied_bytes_per_gib", "B/GiB", LEVEL,
     "bytes the bounce copied per GiB moved, counted (candidate less control disk)")
 add("bounce_alloc_us_per_page", "µs", COST, "time in mempool_alloc per bounce page")
@@ -146,8 +144,7 @@ add("oom_kills", "kills", LEVEL, "OOM kills during the job")
 # rates (tidy.py), the totals stay in summary.csv
 PRESSURE_TOTALS = ("allocstall", "pgscan", "pgsteal", "psi_some_us", "psi_full_us")
 for _m in PRESSURE_TOTALS:
-    _u, _l = METRICS[_m].unit, METRICS[_m].label
-    _l = _l.replace(" over the job", "").replace(" total", "")
+    _u, _l = METRICS[_m].unit, METRICS[_m].label.replace(" over the job", "").replace(" total", "")
     for _per, _pu, _pl in (("s", "s", "second of job time"), ("gib", "GiB", "GiB moved"),
                            ("mib_written", "MiB", "MiB written")):
         _primary = _per == "mib_written" and _m in ("pgsteal", "psi_some_us")
@@ -239,7 +236,7 @@ HEADLINE_GROUPS = [
     ("cost", "Cost per bounced bio, probed jobs"),
     ("latency", "4 KiB QD1 latency"),
     ("integrity", "Data integrity: bad blocks per integrity job"),
-    # counted: tidy.COUNTED_COSTS
+    # counted: tidy._within_boot_costs
     ("bounced-counted", "Bytes the bounce copied per GiB moved, counted"),
     ("cost-counted", "Cost per bounced bio, counted (candidate less control, same boot)"),
     ("memory", "Writeback under memory pressure"),
@@ -300,9 +297,8 @@ def selected(flag):
 
 
 def min_effect(metric, overrides=None, pressure=None):
-    """The smallest effect of interest of a metric in % (overrides:
-    {metric or "*": pct}, bench/analyze --min-effect); under pressure
-    PRESSURE_MIN_EFFECT_PCT."""
+    """The smallest effect of interest of a metric in % (overrides: {metric or "*": pct},
+    bench/analyze --min-effect); under pressure PRESSURE_MIN_EFFECT_PCT."""
     overrides = overrides or {}
     for key in (metric, "*"):
         if key in overrides:
@@ -330,9 +326,7 @@ def primary_metrics(job, present):
     out = {}
     for slot, rule, metric in PRIMARY:
         m = metric.format(d=d)
-        if slot in out or m not in present:
-            continue
-        if rule is None or rule(job):
+        if slot not in out and m in present and (rule is None or rule(job)):
             out[slot] = m
     return out
 

@@ -78,10 +78,8 @@ class Plotter:
         self.question = ""      # the question (module) whose figures are drawn
 
     def render(self, script, name, data, params, caption, group, width=None, height=None):
-        """Write the data file, run gnuplot for PNG and SVG, record the
-        figure if its files exist. width overrides the size table (SIZES,
-        or the sizes given to the constructor) for figures that grow with
-        the number of bars."""
+        """Write the data file, run gnuplot for PNG and SVG, record the figure if its files
+        exist. width, height: above the size table's, for figures that grow with their bars."""
         os.makedirs(self.datadir, exist_ok=True)
         datafile = os.path.join(self.datadir, name + ".dat")
         with open(datafile, "w", encoding="utf-8") as f:
@@ -119,5 +117,4 @@ class Plotter:
 
 
 def variant_index(run):
-    labels = run.labels
-    return {v: i + 1 for i, v in enumerate(labels)}, labels
+    return {v: i + 1 for i, v in enumerate(run.labels)}, run.labels

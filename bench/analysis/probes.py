@@ -26,8 +26,9 @@ import re
 
 import numpy as np
 
+from . import insnprof as X
+
 SUBMIT = "__blk_queue_bounce"
-COMPLETIONS = ("bounce_end_io_read", "bounce_end_io_write")
 ENDIO = "bio_endio"
 
 _LINE = re.compile(r"^\s*(\d+)\)\s+(?:[-+!#*@$]\s+)?(?:(\d+(?:\.\d+)?)\s+us\s+)?\|\s*(.*?)\s*$")
@@ -74,7 +75,7 @@ def summary(calls):
     """Submit and completion times per bounced bio: {"submit": array,
     "completion": array} in µs (completion is self time, see above)."""
     submit = [us for name, us, _ in calls if name == SUBMIT]
-    completion = [max(us - nested, 0.0) for name, us, nested in calls if name in COMPLETIONS]
+    completion = [max(us - nested, 0.0) for name, us, nested in calls if name in X.BOUNCE_ENDS]
     return {"submit": np.asarray(submit, dtype=float),
             "completion": np.asarray(completion, dtype=float)}
 

@@ -37,9 +37,8 @@ def _link(run_dir, rel, text, image=False):
 
 
 def clocks_line(run):
-    """Which disks ran under which clock (lab.conf "clock"): host time
-    swings from boot to boot, instruction time does not. None for a run
-    that names none."""
+    """Which disks ran under which clock (lab.conf "clock"): host time swings from boot to boot,
+    instruction time does not. None for a run that names none."""
     if not any(run.disk_clocks.values()) or run.tidy.empty:
         return None
     by_clock = {}
@@ -65,9 +64,8 @@ def _undecided(rows):
 
 
 def headline_rows(verdicts, run=None):
-    """The primary verdict rows of the performance jobs that are not
-    controls and have a test, relevant first (largest effect first), then
-    by adjusted p."""
+    """The decided primary rows of the performance jobs but the controls, relevant and largest
+    effect first."""
     if verdicts.empty:
         return []
     v = _primary(verdicts, run)
@@ -175,9 +173,7 @@ def controls_line(verdicts, run=None):
 
 
 def relevance_counts(verdicts, run=None):
-    """Counts of the tested primary rows of the performance jobs that are
-    not controls, by relevance class (the first screen counts only
-    "relevant")."""
+    """Counts by relevance class of the primary rows of the performance jobs but the controls."""
     if verdicts.empty:
         return dict(tested=0, relevant=0, negligible=0, equivalent=0, nodiff=0, few=0)
     v = _primary(verdicts, run)
@@ -252,9 +248,8 @@ def headline_text(row):
 
 def console_summary(run, verdicts, report_path=None):
     """A few lines for the terminal."""
-    boots = run.boots
+    boots, jobs = run.boots, run.jobs
     ok = int((boots["status"] == "ok").sum())
-    jobs = run.jobs
     measured = int((jobs["state"] == "ok").sum()) if not jobs.empty else 0
     sig = [r for r in headline_rows(verdicts, run) if r["relevance"] == S.RELEVANT]
     k = relevance_counts(verdicts, run)
@@ -322,9 +317,7 @@ def details_screen(run, verdicts, figures, run_dir):
     if len(rel) > len(shown):
         out += [f"... {len(rel) - len(shown)} more relevant rows in {TABLES}.", ""]
     notes = uncomparable(verdicts, run)
-    out += [f"- {n}" for n in notes[:6]]
-    if notes:
-        out.append("")
+    out += [f"- {n}" for n in notes[:6]] + ([""] if notes else [])
     if figures is None:
         out.append("Plots were not made (--no-plots).")
     out += [_figure(f, run_dir) for f in figures or [] if f["kind"] == "forest"]
@@ -406,13 +399,6 @@ def _figure(f, run_dir, caption=False):
     return f"{img}\n\n*{f['caption']}*" + (f" ({svg})" if svg else "") + "\n"
 
 
-def _figure_lines(figures, question, run_dir):
-    """A question's figures but the forest (under the verdicts)."""
-    shown = (_figure(f, run_dir, True) for f in figures or []
-             if f["question"] == question and f["kind"] != "forest")
-    return [text for text in shown if text]
-
-
 def _excluded_section(run):
     ex = T.exclusions(run)
     if ex.empty:
@@ -443,11 +429,13 @@ def write_report(run, verdicts, figures, path, extra_warnings=()):
     run_dir = os.path.dirname(os.path.abspath(path))
     with open(os.path.join(run_dir, TABLES), "w", encoding="utf-8") as f:
         f.write(verdict_tables(verdicts))
-    parts = [f"# bouncelab run {run.run_id}", ""]
-    parts += first_screen(run, verdicts)
-    parts += details_screen(run, verdicts, figures, run_dir)
+    parts = ([f"# bouncelab run {run.run_id}", ""] + first_screen(run, verdicts) +
+             details_screen(run, verdicts, figures, run_dir))
     for q in QUESTIONS:
-        lines = q.section(run, verdicts) + _figure_lines(figures, name(q), run_dir)
+        # its figures but the forest (under the verdicts)
+        shown = (_figure(f, run_dir, True) for f in figures or []
+                 if f["question"] == name(q) and f["kind"] != "forest")
+        lines = q.section(run, verdicts) + [text for text in shown if text]
         if lines:
             parts += [f"## {q.TITLE}", ""] + lines + [""]
     parts += ["## Run", "", _run_section(run), ""]

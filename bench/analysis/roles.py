@@ -93,12 +93,13 @@ def is_aa_pair(run, a, b, disk=None):
         return False
     # only within one base: 5.10/stock and 6.1/stock differ in far more
     return {variant_role(run, a), variant_role(run, b)} == {BASELINE, BOUNCE} and \
-        _source(run, a) == _source(run, b)
+        boot_value(run, a, "source_version") == boot_value(run, b, "source_version")
 
 
-def _source(run, label):
-    """The Debian source version a label's kernel was built from, or None."""
-    if "source_version" not in run.boots.columns:
+def boot_value(run, label, column):
+    """The first value of a label's boots in a boots column (source_version: the Debian
+    source its kernel was built from), or None."""
+    if column not in run.boots.columns:
         return None
-    rows = run.boots.loc[run.boots["variant"] == label, "source_version"].dropna()
+    rows = run.boots.loc[run.boots["variant"] == label, column].dropna()
     return str(rows.iloc[0]) if len(rows) else None

@@ -9,7 +9,7 @@
 
 A job's metrics are fio's and its monitors' (monitors/ runs the readers).
 The within-boot pseudo-disk "A/B" of a bounce candidate and its control
-gets their ratios and, counted, what the bounce adds (COUNTED_COSTS).
+gets their ratios and, counted, what the bounce adds (_within_boot_costs).
 """
 import os
 import re
@@ -105,13 +105,6 @@ class Run:
         return s if s is not None and J.is_sweep(job) and not s.rest and s.pattern else None
 
 
-def _kernel_info(build):
-    """What identifies a boot's kernel: one bzImage hash, one kernel (A/A)."""
-    return dict(base_variant=build.get("variant"),
-                **{k: build.get(k) for k in ("stacks", "kernel_release", "source_version")},
-                kernel_id=build.get("bzimage_sha256") or build.get("build_key"))
-
-
 def _boot_seed(b, bdir):
     """The seed a boot ran with (plan BL_SEED): boots.tsv's "seed", else the
     plan in its results, else its rep (before copies had seeds of their own)."""
@@ -169,10 +162,11 @@ def dose_check(dose, lab, level):
 
 def job_metrics(jdir, boot=None, rel=None, pressure=None):
     """(rows [(metric, value)], info, curves [(direction, percentile, clat_us)]) of one
-    measured job folder: fio's metrics, then the monitor readers'. info: its job-table columns
-    and "warnings". boot and rel as monitors.Job's (no boot: no lab.conf, so nothing only an
-    exact clock measures); pressure the job's level (info "dose_off": why off band)."""
-    job = MON.Job(jdir, boot, rel)
+    measured job folder (or its monitors.Job): fio's metrics, then the monitor readers'. info:
+    its job-table columns and "warnings". boot and rel as monitors.Job's (no boot: no lab.conf,
+    so nothing only an exact clock measures); pressure the job's level (info "dose_off": why
+    off band)."""
+    job = jdir if isinstance(jdir, MON.Job) else MON.Job(jdir, boot, rel)
     fio, info = job.fio, job.info
     rows, curves = [], []
     for d, rec in job.directions.items():
@@ -234,8 +228,8 @@ def _pressure_rates(rows, job):
 
 
 def job_state(jdir):
-    """("ok"|"skipped"|"failed", reason) of a job folder."""
-    job = MON.Job(jdir)
+    """("ok"|"skipped"|"failed", reason) of a job folder (or its monitors.Job)."""
+    job = jdir if isinstance(jdir, MON.Job) else MON.Job(jdir)
     text, fio = job.text, job.fio
     skipped = text("skipped")
     if skipped is not None:
@@ -264,25 +258,23 @@ def _within_boot_ratios(df, pairs):
     for a, b in pairs:
         m = df[df["disk"] == a].merge(df[df["disk"] == b], suffixes=("_a", "_b"),
                                       on=["variant", "job", "pressure", "rep", "boot", "metric"])
-        out += [dict(variant=r.variant, disk=L.ratio_disk(a, b), job=r.job, pressure=r.pressure,
-                     rep=r.rep, boot=r.boot, metric=r.metric, value=r.value_a / r.value_b,
-                     unit="ratio") for r in m.itertuples(index=False) if r.value_b > 0]
+        m = m[m["value_b"] > 0]
+        out += m.assign(disk=L.ratio_disk(a, b), value=m["value_a"] / m["value_b"],
+                        unit="ratio")[TIDY_COLUMNS].to_dict("records")
     return out
 
 
 # What the bounce adds, counted: the candidate's instructions per I/O less
 # its control's in one boot, less the lab's own instruments
-COUNTED_COSTS = ("bounce_ns_per_byte", "bounce_us_per_bounce", "bounce_copy_us_per_bounce",
-                 "bounce_copied_bytes_per_gib")
 _COST_INPUTS = ("insn_user_us_per_io", "insn_kernel_us_per_io", "insn_part_instruments_us_per_io",
                 "insn_part_copy_us_per_io", "insn_copy_bytes_per_io", "insn_bounces_per_io",
                 "read_bw", "read_iops", "write_bw", "write_iops")
 
 
 def _within_boot_costs(df, pairs):
-    """COUNTED_COSTS: the added time per byte of one I/O (bandwidth / IOPS) and per bounce, the
-    copy per bounce, the bytes copied per GiB moved. Only for a job that moved data one way (a
-    mixed job's I/Os differ in size); per bounce only where the candidate bounced."""
+    """What the bounce adds, counted: its time per byte of one I/O (bandwidth / IOPS) and per
+    bounce, its copy per bounce, the bytes it copied per GiB moved. Only for a job that moved data
+    one way (a mixed job's I/Os differ in size); per bounce only where the candidate bounced."""
     keys = ["variant", "job", "pressure", "rep", "boot"]
     df = df[df["metric"].isin(_COST_INPUTS)]
     if df.empty:
@@ -347,8 +339,11 @@ def load_run(path):
     for b in boots.itertuples(index=False):
         key = dict(variant=b.variant, pressure=b.pressure, rep=b.rep, boot=b.boot)
         bdir = os.path.join(path, b.dir) if b.dir else ""
+        # what identifies a boot's kernel: one bzImage hash, one kernel (A/A)
         build = R.read_json(os.path.join(bdir, "build-info.json")) if bdir else {}
-        kinfo = _kernel_info(build)
+        kinfo = dict(base_variant=build.get("variant"),
+                     **{k: build.get(k) for k in ("stacks", "kernel_release", "source_version")},
+                     kernel_id=build.get("bzimage_sha256") or build.get("build_key"))
         facts.append(dict(seed=_boot_seed(b, bdir), **kinfo))
         bad = None
         if b.status != "ok":
@@ -371,14 +366,15 @@ def load_run(path):
                 continue
             disk, job = _job_name(name, R.read_text(os.path.join(jdir, "what")))
             base = dict(disk=disk, job=job, **key)
-            state, reason = job_state(jdir)
             rel = os.path.relpath(jdir, path)
+            jd = MON.Job(jdir, boot, rel)    # one reading of its files for both
+            state, reason = job_state(jd)
             jrow = dict(device=disk, disk=disk, job=job, state=state, reason=reason, dir=rel,
                         clocksource=clock, **MON.job_columns(), start_s=np.nan, end_s=np.nan,
                         **per_boot, **key, **kinfo)
             jobs.append(jrow)
             if state == "ok":
-                rows, info, curve = job_metrics(jdir, boot, rel, b.pressure)
+                rows, info, curve = job_metrics(jd, pressure=b.pressure)
                 warnings += info.pop("warnings")
                 jrow.update({k: (np.nan if v is None else v) for k, v in info.items()})
                 # each job's own dose (tidy has a boot's mean of its instances)
@@ -415,10 +411,8 @@ def load_run(path):
     if incomplete is not None:
         warnings.append(f"the run is incomplete (INCOMPLETE: {incomplete or 'no reason'})")
 
-    by_clock = {}
-    for j in jobs:
-        if j["clocksource"]:
-            by_clock.setdefault(j["clocksource"], set()).add(int(j["boot"]))
+    clocks = {j["clocksource"] for j in jobs if j["clocksource"]}
+    by_clock = {c: {int(j["boot"]) for j in jobs if j["clocksource"] == c} for c in clocks}
     if len(by_clock) > 1:
         said = "; ".join(f"{c}: boot {', '.join(map(str, sorted(b)))}"
                          for c, b in sorted(by_clock.items()))
@@ -530,10 +524,9 @@ def kernel_title(run):
 def variant_kernels(run):
     """label -> kernel id (bzImage hash or build key), for A/A detection: build-info.json, else
     matrix.tsv's "kernel" (pre.2 -> pre), else meta.json's {"variants": {label: variant}}."""
-    out = {}
-    for b in run.boots.itertuples(index=False):
-        if isinstance(b.kernel_id, str) and b.kernel_id:
-            out.setdefault(b.variant, b.kernel_id)
+    ids = run.boots["kernel_id"].map(lambda k: isinstance(k, str) and k != "")
+    first = run.boots[ids].drop_duplicates("variant")
+    out = dict(zip(first["variant"], first["kernel_id"]))
     mapping = run.meta.get("variants")
     named = mapping.items() if isinstance(mapping, dict) else ()
     for label, base in [*_matrix_kernels(run).items(), *named]:
@@ -544,16 +537,15 @@ def variant_kernels(run):
 
 def _matrix_kernels(run):
     """label -> the kernel of its first row in matrix.tsv that names one."""
-    m, out = run.matrix, {}
-    if m is not None and {"variant", "kernel"} <= set(m.columns):
-        for label, kernel in zip(m["variant"], m["kernel"]):
-            if kernel:
-                out.setdefault(label, kernel)
-    return out
+    m = run.matrix
+    if m is None or not {"variant", "kernel"} <= set(m.columns):
+        return {}
+    first = m[m["kernel"].astype(bool)].drop_duplicates("variant")
+    return dict(zip(first["variant"], first["kernel"]))
 
 
 def base_variant(run, label):
     """The kernel variant a label boots (build-info "variant", else the
     matrix.tsv "kernel" column)."""
-    rows = run.boots[run.boots["variant"] == label]["base_variant"].dropna()
-    return str(rows.iloc[0]) if len(rows) else _matrix_kernels(run).get(label, label)
+    base = ROLES.boot_value(run, label, "base_variant")
+    return base if base is not None else _matrix_kernels(run).get(label, label)

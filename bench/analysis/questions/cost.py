@@ -96,8 +96,7 @@ def _bounce_lines(run, v, disk, labels):
 def section(run, verdicts):
     """_bounce_lines, then the bounce variant against the others (the
     headline metrics with a within-boot ratio) on each candidate disk."""
-    bouncers = run.labels_of(R.BOUNCE)
-    others = run.labels_of(R.REMOVED, R.BASELINE)
+    bouncers, others = run.labels_of(R.BOUNCE), run.labels_of(R.REMOVED, R.BASELINE)
     t = run.tidy
     cands = [d for d in dict.fromkeys(t["disk"]) if d in run.candidate_disks]
     ratios = [d for d in dict.fromkeys(t["disk"]) if C.is_ratio(d)]

@@ -162,8 +162,7 @@ def instrument_lines(run, rows):
 
 def section(run, verdicts=None):
     """Markdown lines, or [] when no boot of the run was counted."""
-    rows = pairs(run)
-    table = _job_table(run)
+    rows, table = pairs(run), _job_table(run)
     if not rows:
         return table
     cells, notes = [], []

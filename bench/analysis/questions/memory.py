@@ -109,14 +109,12 @@ def _boot_lowfree(run):
 def standing_lines(run):
     """The pool's reserve and LowFree at boot, removed against baseline
     (baseline against bounce: the A/A bound)."""
-    out = []
     pools = {v: float(np.median(x)) for v in dict.fromkeys(run.boots["variant"])
              if len(x := C.rows(run.tidy, "bounce_pool_kib", v)["value"])}
-    if pools:
-        text = ", ".join(f"{v} {md.fmt(k)} KiB" for v, k in pools.items())
-        out.append(f"- The bounce pool's reserve (mempool, lowmem, taken at boot, exact): {text}; "
-                   + ", ".join(f"{v}: none (no bounce code)"
-                               for v in run.labels_of(ROLES.REMOVED)) + ".")
+    text = ", ".join(f"{v} {md.fmt(k)} KiB" for v, k in pools.items())
+    out = [f"- The bounce pool's reserve (mempool, lowmem, taken at boot, exact): {text}; "
+           + ", ".join(f"{v}: none (no bounce code)" for v in run.labels_of(ROLES.REMOVED))
+           + "."] if pools else []
     low = _boot_lowfree(run)
     base, bnc, rem = (next((v for v in run.labels_of(r) if v in low), None)
                       for r in (ROLES.BASELINE, ROLES.BOUNCE, ROLES.REMOVED))
@@ -299,7 +297,6 @@ def undecided_line(run, verdicts):
         set_reps = 0
     n = pressure_reps(run)
     if set_reps and n >= set_reps and mdes:
-        # an MDE shrinks as 1/sqrt of the reps
         need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
         return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
                 f"side (an MDE shrinks as 1/√reps).")
@@ -535,8 +532,8 @@ def disk_timelines(run, p):
         d = ok[ok["disk"] == disk]
         pressure = "none" if (d["pressure"] == "none").any() else sorted(set(d["pressure"]))[0]
         d = d[d["pressure"] == pressure]
-        blocks = {v: df for v in run.labels if v in set(d["variant"])
-                  if (df := _first_boot(run, d[d["variant"] == v])) is not None}
+        blocks = {v: df for v in run.labels if v in set(d["variant"]) and
+                  (df := _first_boot(run, d[d["variant"] == v])) is not None}
         if not blocks:
             continue
         # the panels' shared axes (gnuplot's own without data)

@@ -136,8 +136,7 @@ def section(run, verdicts=None):
     pts = points(run)
     if not pts:
         return []
-    bound = run.bound_pct
-    base, bounce, rem = pts[0]["base"], pts[0]["bounce"], pts[0]["removed"]
+    bound, base, bounce, rem = run.bound_pct, pts[0]["base"], pts[0]["bounce"], pts[0]["removed"]
     own = [x for x in X.PART_NAMES if x != "instruments"]
     out = [f"The I/O-size sweep on {', '.join(dict.fromkeys(p['disk'] for p in pts))}: "
            f"each job bounded by size, so every kernel does the same I/Os. What {bounce} "

@@ -10,7 +10,7 @@ import numpy as np
 from lab import jobname as J, labconf as L
 from .. import cells as C, md, metrics as M, plots as P, roles as R, stats as S, tidy as T
 from .counted import job_median
-from .integrity import integrity_row, integrity_table
+from .integrity import integrity_rows, integrity_table
 
 TITLE = "What a bounce costs"
 
@@ -23,12 +23,10 @@ def _probe_overhead(run, variant, disk):
     """IOPS(job+probe) / IOPS(job) of each boot and job on one disk."""
     t = C.rows(run.tidy, None, variant, disk)
     t = t[t["metric"].isin(["read_iops", "write_iops"])]
-    probed = t[t["job"].map(C.is_probed)].copy()
-    if probed.empty:
-        return np.array([])
+    probed = t[t["job"].map(C.is_probed).astype(bool)].copy()
     probed["job"] = probed["job"].str[:-len(C.PROBED)]
     m = probed.merge(t, on=["boot", "job", "metric"], suffixes=("_p", "_u"))
-    return (m["value_p"] / m["value_u"]).to_numpy(float) if len(m) else np.array([])
+    return (m["value_p"] / m["value_u"]).to_numpy(float)
 
 
 def cost_text(ratios):
@@ -98,8 +96,7 @@ def _bounce_lines(run, v, disk, labels):
 def section(run, verdicts):
     """_bounce_lines, then the bounce variant against the others (the
     headline metrics with a within-boot ratio) on each candidate disk."""
-    bouncers = run.labels_of(R.BOUNCE)
-    others = run.labels_of(R.REMOVED, R.BASELINE)
+    bouncers, others = run.labels_of(R.BOUNCE), run.labels_of(R.REMOVED, R.BASELINE)
     t = run.tidy
     cands = [d for d in dict.fromkeys(t["disk"]) if d in run.candidate_disks]
     ratios = [d for d in dict.fromkeys(t["disk"]) if C.is_ratio(d)]
@@ -201,19 +198,17 @@ def first_screen(run, verdicts):
     if len(set(_versions(run).values())) > 1:
         # the versions question: each pair on the control disk beside
         disks += [str(d).split("/")[1] for d in disks if C.is_ratio(d)]
-    jobs = _headline_jobs(run)
     integrity = integrity_table(run)
-    heads = set(M.headlines(M.REPORT))
-    levels, refusals = run.levels, {}
-    skipped = run.jobs[run.jobs["state"] == "skipped"]
-    for label, disk, why in zip(skipped["variant"], skipped["disk"], skipped["reason"].astype(str)):
-        if "refused" in why:
-            refusals.setdefault((label, disk), why)
+    prim = verdicts[verdicts["job"].isin(_headline_jobs(run)) & verdicts["primary"].astype(bool) &
+                    verdicts["metric"].isin(set(M.headlines(M.REPORT)))]
+    levels, j = run.levels, run.jobs
+    j = j[(j["state"] == "skipped") & j["reason"].astype(str).str.contains("refused", regex=False)]
+    j = j.drop_duplicates(["variant", "disk"])
+    refusals = dict(zip(zip(j["variant"], j["disk"]), j["reason"].astype(str)))
     rows, refused = [], {}
     for disk in disks:
         base_disk = C.first_disk(disk)
-        v = verdicts[(verdicts["disk"] == disk) & verdicts["job"].isin(jobs) &
-                     verdicts["primary"].astype(bool) & verdicts["metric"].isin(heads)]
+        v = prim[prim["disk"] == disk]
         keys = sorted(set(map(tuple, v[["job", "pressure", "metric"]].to_numpy())),
                       key=lambda k: (levels.index(k[1]) if k[1] in levels else len(levels),
                                      k[1], k[0], M.order(k[2])))
@@ -232,10 +227,8 @@ def first_screen(run, verdicts):
             # the CPU row by its slot's short name: the label is a sentence
             name = "CPU per GiB" if M.kind(metric) == M.COST else M.label(metric)
             rows.append([shown if i == 0 else "", where, name] + cells + [foot, ""])
-        row = (None if not keys or C.is_ratio(disk) else
-               integrity_row(integrity, base_disk, len(pairs)))
-        if row:
-            rows.append(row)
+        if keys and not C.is_ratio(disk):
+            rows += integrity_rows(integrity, base_disk, len(pairs))
     if not rows:
         return []
     bnc = _role_label(run, R.BOUNCE) or "bounce kernel"
@@ -327,46 +320,43 @@ def metric_bars(run, verdicts, p, prefix, metric, everything=False):
         # a mask, never a list: t[[]] of a metric no job has would pick columns
         t = t[np.array([not run.sweep_shape(j) and C.first_disk(d) in run.candidate_disks
                         for j, d in zip(t["job"], t["disk"])], dtype=bool)]
-    for disk in sorted(set(t["disk"])):
-        _metric_bars(run, verdicts, p, prefix, metric, t[t["disk"] == disk], disk)
-
-
-def _metric_bars(run, verdicts, p, prefix, metric, t, disk_name):
     vindex, order = P.variant_index(run)
-    variants = [v for v in order if v in set(t["variant"])]
-    cells = sorted({(r.disk, r.job, r.pressure) for r in t.itertuples()})
-    nv = len(variants)
-    blocks = {v: [] for v in variants}
-    ticks, points = [], []
-    for ci, cell in enumerate(cells):
-        x0 = ci * (nv + 1)
-        ticks.append(f"{x0 + (nv - 1) / 2:g} " +
-                     P.q(P.lines(cell[0], cell[1], f"pressure {cell[2]}")))
-        rows = C.rows(t, None, None, *cell)
-        base = next((v for v in variants if v in set(rows["variant"])), None)
-        for vi, v in enumerate(variants):
-            vals = rows[rows["variant"] == v]["value"].to_numpy()
-            if not len(vals):
-                continue
-            points += [f"{x0 + vi:g} {P.num(x)}" for x in vals]
-            med, lo, hi, top = _median_ci(vals, metric, *cell, v)
-            mark = "" if v == base else _relevant_mark(verdicts, metric, cell, base, v)
-            blocks[v].append(f"{x0 + vi:g} {P.num(med)} {P.num(lo)} {P.num(hi)} "
-                             f"{P.num(top)} {P.q(mark)}")
-    drawn = [(v, rows) for v, rows in blocks.items() if rows]
-    title = (f"{M.label(metric)} on {disk_name}: median per variant with 95% bootstrap CI, "
-             f"dots: each rep\n{T.kernel_title(run)}; variants {', '.join(variants)}")
-    foot = ("* = relevant against the first variant of the group (BH-adjusted "
-            "permutation test, at least the smallest effect of interest); "
-            "no whisker = fewer than 2 runs")
-    p.render("bars", P.slug(prefix, metric, disk_name),
-             _data(drawn + [("ticks", ticks), ("reps", points)]),
-             dict(nblocks=len(drawn), title=title,
-                  ylabel=f"{M.label(metric)} ({M.unit(metric)})", footnote=foot,
-                  colors=" ".join(str(vindex[v]) for v, _ in drawn),
-                  xmax=(len(cells) - 1) * (nv + 1) + nv - 1),
-             f"{M.label(metric)} per variant on {disk_name}", prefix,
-             width=len(cells) * max(P.PX_PER_LABEL, 30 * (nv + 1)) + 200)
+    for disk_name in sorted(set(t["disk"])):
+        td = t[t["disk"] == disk_name]
+        variants = [v for v in order if v in set(td["variant"])]
+        cells = sorted({(r.disk, r.job, r.pressure) for r in td.itertuples()})
+        nv = len(variants)
+        blocks = {v: [] for v in variants}
+        ticks, points = [], []
+        for ci, cell in enumerate(cells):
+            x0 = ci * (nv + 1)
+            ticks.append(f"{x0 + (nv - 1) / 2:g} " +
+                         P.q(P.lines(cell[0], cell[1], f"pressure {cell[2]}")))
+            rows = C.rows(td, None, None, *cell)
+            base = next((v for v in variants if v in set(rows["variant"])), None)
+            for vi, v in enumerate(variants):
+                vals = rows[rows["variant"] == v]["value"].to_numpy()
+                if not len(vals):
+                    continue
+                points += [f"{x0 + vi:g} {P.num(x)}" for x in vals]
+                med, lo, hi, top = _median_ci(vals, metric, *cell, v)
+                mark = "" if v == base else _relevant_mark(verdicts, metric, cell, base, v)
+                blocks[v].append(f"{x0 + vi:g} {P.num(med)} {P.num(lo)} {P.num(hi)} "
+                                 f"{P.num(top)} {P.q(mark)}")
+        drawn = [(v, rows) for v, rows in blocks.items() if rows]
+        title = (f"{M.label(metric)} on {disk_name}: median per variant with 95% bootstrap CI, "
+                 f"dots: each rep\n{T.kernel_title(run)}; variants {', '.join(variants)}")
+        foot = ("* = relevant against the first variant of the group (BH-adjusted "
+                "permutation test, at least the smallest effect of interest); "
+                "no whisker = fewer than 2 runs")
+        p.render("bars", P.slug(prefix, metric, disk_name),
+                 _data(drawn + [("ticks", ticks), ("reps", points)]),
+                 dict(nblocks=len(drawn), title=title,
+                      ylabel=f"{M.label(metric)} ({M.unit(metric)})", footnote=foot,
+                      colors=" ".join(str(vindex[v]) for v, _ in drawn),
+                      xmax=(len(cells) - 1) * (nv + 1) + nv - 1),
+                 f"{M.label(metric)} per variant on {disk_name}", prefix,
+                 width=len(cells) * max(P.PX_PER_LABEL, 30 * (nv + 1)) + 200)
 
 
 def bounced_bytes(run, p):

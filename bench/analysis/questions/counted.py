@@ -162,8 +162,7 @@ def instrument_lines(run, rows):
 
 def section(run, verdicts=None):
     """Markdown lines, or [] when no boot of the run was counted."""
-    rows = pairs(run)
-    table = _job_table(run)
+    rows, table = pairs(run), _job_table(run)
     if not rows:
         return table
     cells, notes = [], []
@@ -226,12 +225,10 @@ def _probe_lines(run, disk, job, v):
     """What function_graph said of one bounce in the probed twin, against
     what its own hooks cost there (counted), [] without a twin."""
     t, twin = run.tidy, job + C.PROBED
-    sub = C.median(t, v, disk, twin, "bounce_submit_us_p50")
-    end = C.median(t, v, disk, twin, "bounce_endio_us_p50")
-    if not (np.isfinite(sub) and np.isfinite(end)) or C.is_probed(job):
+    sub, end = (C.median(t, v, disk, twin, f"bounce_{m}_us_p50") for m in ("submit", "endio"))
+    if not (np.isfinite(sub) and np.isfinite(end)):
         return []
-    own = C.median(t, v, disk, twin, INSTRUMENTS)
-    clean = C.median(t, v, disk, job, INSTRUMENTS)
+    own, clean = (C.median(t, v, disk, j, INSTRUMENTS) for j in (twin, job))
     per = C.median(t, v, disk, twin, BOUNCES)
     cost = ""
     if np.isfinite(own) and np.isfinite(clean) and per and np.isfinite(per):

@@ -70,18 +70,18 @@ def integrity_line(run, tab=None):
             (f"; no bad block on {', '.join(clean)}." if clean else "."))
 
 
-def integrity_row(tab, disk, width):
-    """The headline table's row of a disk's integrity jobs: the cell is a
+def integrity_rows(tab, disk, width):
+    """[the headline table's row of a disk's integrity jobs]: the cell is a
     sum over them, so it stands on a row of its own, never on a
-    performance job's. None when the run had no integrity job."""
+    performance job's. []: the run had no integrity job."""
     if tab.empty:
-        return None
+        return []
     tab = tab[tab["disk"] == disk]
     cell = "; ".join(sorted(f"{v} {_bad_of(g['bad'].sum(), g['checked'].sum(), ' of ')}"
                             for v, g in tab.groupby("variant", sort=False))) or "not run"
     n = tab["job"].nunique()
     jobs = f"its {n} integrity job{'s' if n != 1 else ''}, summed" if n else "integrity jobs"
-    return ["", jobs, "bad of checked blocks"] + [""] * width + ["", cell]
+    return [["", jobs, "bad of checked blocks"] + [""] * width + ["", cell]]
 
 
 def first_screen(run, verdicts):

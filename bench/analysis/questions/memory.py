@@ -6,6 +6,7 @@ baseline against bounce), each level's dose, per level and shape the bounce
 kernel against the others and its mechanism; the dose-response and the
 strongest level's timelines."""
 import os
+from itertools import product
 
 import numpy as np
 import pandas as pd
@@ -66,17 +67,16 @@ def footprint_lines(run):
     if t.empty:
         return []
     rows = []
-    for disk in _candidates(run, t["disk"]):
-        for v in run.labels_of(ROLES.BOUNCE):
-            sel = C.rows(t, "bounce_pages_peak", v, disk, pressure=L.NO_PRESSURE)
-            rows += [_row([disk, v, job] + [md.fmt(C.median(t, v, disk, job, m, L.NO_PRESSURE))
-                                            for m in FOOTPRINT]) for job in sorted(set(sel["job"]))]
-            # the occupancy monitor says "absent" (no bounce code) or "missing" (no counter)
-            states = set(j.loc[(j["variant"] == v) & (j["disk"] == disk), "occupancy"].dropna()
-                         ) if "occupancy" in j and not j.empty else set()
-            if not len(sel) and "counted" not in states and states & {"absent", "missing"}:
-                why = "no bounce code" if "absent" in states else "no lab counter in this kernel"
-                rows.append(_row([disk, v, "(every job)", f"not measured: {why}"], 4))
+    for disk, v in product(_candidates(run, t["disk"]), run.labels_of(ROLES.BOUNCE)):
+        sel = C.rows(t, "bounce_pages_peak", v, disk, pressure=L.NO_PRESSURE)
+        rows += [_row([disk, v, job] + [md.fmt(C.median(t, v, disk, job, m, L.NO_PRESSURE))
+                                        for m in FOOTPRINT]) for job in sorted(set(sel["job"]))]
+        # the occupancy monitor says "absent" (no bounce code) or "missing" (no counter)
+        states = set(j.loc[(j["variant"] == v) & (j["disk"] == disk), "occupancy"].dropna()
+                     ) if "occupancy" in j and not j.empty else set()
+        if not len(sel) and "counted" not in states and states & {"absent", "missing"}:
+            why = "no bounce code" if "absent" in states else "no lab counter in this kernel"
+            rows.append(_row([disk, v, "(every job)", f"not measured: {why}"], 4))
     out = (["Lowmem held by bounce pages, counted exactly by the kernel per job "
             "(the lab-bounce patch; median of boots), without extra pressure:", "",
             md.table(["disk", "variant", "job", "peak pages", "peak KiB",
@@ -109,14 +109,12 @@ def _boot_lowfree(run):
 def standing_lines(run):
     """The pool's reserve and LowFree at boot, removed against baseline
     (baseline against bounce: the A/A bound)."""
-    out = []
     pools = {v: float(np.median(x)) for v in dict.fromkeys(run.boots["variant"])
              if len(x := C.rows(run.tidy, "bounce_pool_kib", v)["value"])}
-    if pools:
-        text = ", ".join(f"{v} {md.fmt(k)} KiB" for v, k in pools.items())
-        out.append(f"- The bounce pool's reserve (mempool, lowmem, taken at boot, exact): {text}; "
-                   + ", ".join(f"{v}: none (no bounce code)"
-                               for v in run.labels_of(ROLES.REMOVED)) + ".")
+    text = ", ".join(f"{v} {md.fmt(k)} KiB" for v, k in pools.items())
+    out = [f"- The bounce pool's reserve (mempool, lowmem, taken at boot, exact): {text}; "
+           + ", ".join(f"{v}: none (no bounce code)" for v in run.labels_of(ROLES.REMOVED))
+           + "."] if pools else []
     low = _boot_lowfree(run)
     base, bnc, rem = (next((v for v in run.labels_of(r) if v in low), None)
                       for r in (ROLES.BASELINE, ROLES.BOUNCE, ROLES.REMOVED))
@@ -194,16 +192,15 @@ def pressure_lines(run, verdicts):
         for job in jobs:
             rows = []
             disks = [d for d in dict.fromkeys(t[t["job"] == job]["disk"]) if not C.is_ratio(d)]
-            for metric in PRESSURE_METRICS:
-                for disk in disks:
-                    meds = [C.median(run.tidy, v, disk, job, metric, p) for v in kernels]
-                    if all(not np.isfinite(m) for m in meds):
-                        continue
-                    ctl = "" if ROLES.is_candidate(run, disk) else " (control)"
-                    rows.append(_row([f"{M.label(metric)} ({M.unit(metric)})", disk + ctl] +
-                                     [md.fmt(m, 4) for m in meds] +
-                                     [md.verdict_cell(md.oriented(verdicts, metric, disk, job,
-                                                                  p, bnc[0], o)) for o in others]))
+            for metric, disk in product(PRESSURE_METRICS, disks):
+                meds = [C.median(run.tidy, v, disk, job, metric, p) for v in kernels]
+                if all(not np.isfinite(m) for m in meds):
+                    continue
+                ctl = "" if ROLES.is_candidate(run, disk) else " (control)"
+                rows.append(_row([f"{M.label(metric)} ({M.unit(metric)})", disk + ctl] +
+                                 [md.fmt(m, 4) for m in meds] +
+                                 [md.verdict_cell(md.oriented(verdicts, metric, disk, job,
+                                                              p, bnc[0], o)) for o in others]))
             if not rows:
                 continue
             hog = t[(t["job"] == job) & (t["metric"] == "hog_cpu_s")]["value"]
@@ -227,13 +224,12 @@ def _spread_line(run, pressure, job, variants):
     spread (max/min - 1) of the candidate disk's write bandwidth; []: none."""
     sel = C.rows(run.tidy, "write_bw", job=job, pressure=pressure)
     parts, worst = [], 0.0
-    for v in variants:
-        for disk in _candidates(run, sel["disk"]):
-            x = sel[(sel["variant"] == v) & (sel["disk"] == disk)]["value"]
-            if len(x) >= 2 and x.min() > 0:
-                sp = float(x.max() / x.min() - 1)
-                worst = max(worst, sp)
-                parts.append(f"{v} {100 * sp:.3g}% ({len(x)} boots)")
+    for v, disk in product(variants, _candidates(run, sel["disk"])):
+        x = sel[(sel["variant"] == v) & (sel["disk"] == disk)]["value"]
+        if len(x) >= 2 and x.min() > 0:
+            sp = float(x.max() / x.min() - 1)
+            worst = max(worst, sp)
+            parts.append(f"{v} {100 * sp:.3g}% ({len(x)} boots)")
     if not parts:
         return []
     word = ("deterministic" if worst <= run.bound_pct / 100 else
@@ -301,7 +297,6 @@ def undecided_line(run, verdicts):
         set_reps = 0
     n = pressure_reps(run)
     if set_reps and n >= set_reps and mdes:
-        # an MDE shrinks as 1/sqrt of the reps
         need = int(np.ceil(n * (max(mdes) / DECIDED_MDE_PCT) ** 2))
         return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
                 f"side (an MDE shrinks as 1/√reps).")
@@ -388,17 +383,16 @@ def mechanism_lines(run):
     if not run.pressure_jobs or not bnc:
         return []
     t, rows = run.tidy, []
-    for job in run.pressure_jobs:
-        for p in run.levels:
-            for disk in _candidates(run, t[(t["job"] == job) & (t["pressure"] == p)]["disk"]):
-                vals = [C.median(t, bnc[0], disk, job, m, p) for m, _ in MECHANISM]
-                if not any(np.isfinite(vals)):
-                    continue
-                work, share = (bounce_work(run, bnc[0], base[0], disk, job, p) if base
-                               else (np.nan, np.nan))
-                rows.append([job, p, disk] + [md.fmt(x) for x in vals] + [
-                    md.fmt(work, sign=True),
-                    md.fmt(100 * share, 2) + "%" if np.isfinite(share) else "n/a"])
+    for job, p in product(run.pressure_jobs, run.levels):
+        for disk in _candidates(run, t[(t["job"] == job) & (t["pressure"] == p)]["disk"]):
+            vals = [C.median(t, bnc[0], disk, job, m, p) for m, _ in MECHANISM]
+            if not any(np.isfinite(vals)):
+                continue
+            work, share = (bounce_work(run, bnc[0], base[0], disk, job, p) if base
+                           else (np.nan, np.nan))
+            rows.append([job, p, disk] + [md.fmt(x) for x in vals] + [
+                md.fmt(work, sign=True),
+                md.fmt(100 * share, 2) + "%" if np.isfinite(share) else "n/a"])
     if not rows:
         return []
     vs = f" above {base[0]}" if base else ""
@@ -488,9 +482,8 @@ def pressure_timeline(run, p):
         return
     first = j[j["job"] == jobs[0]].sort_values(["rep", "boot"]).groupby(
         "variant", sort=False).head(1)
-    samples = {r.variant: _samples(run, r.dir, ("t", "low", "some", "bounce"))
-               for r in first.itertuples()}
-    blocks = {v: df for v, df in samples.items() if df is not None}
+    blocks = {r.variant: df for r in first.itertuples()
+              if (df := _samples(run, r.dir, ("t", "low", "some", "bounce"))) is not None}
     if blocks:
         p.render("pressure-timeline", f"memory-pressure-timeline-{lvls[-1]}",
                  _data(blocks.values()),
@@ -539,9 +532,8 @@ def disk_timelines(run, p):
         d = ok[ok["disk"] == disk]
         pressure = "none" if (d["pressure"] == "none").any() else sorted(set(d["pressure"]))[0]
         d = d[d["pressure"] == pressure]
-        samples = {v: _first_boot(run, d[d["variant"] == v])
-                   for v in run.labels if v in set(d["variant"])}
-        blocks = {v: df for v, df in samples.items() if df is not None}
+        blocks = {v: df for v in run.labels if v in set(d["variant"]) and
+                  (df := _first_boot(run, d[d["variant"] == v])) is not None}
         if not blocks:
             continue
         # the panels' shared axes (gnuplot's own without data)

@@ -83,9 +83,8 @@ def points(run):
             peak=peak, mean=med(bounce, "bounce_pages_mean"),
             alloc_us_page=med(bounce, "bounce_alloc_us_per_page"),
             pages_per_io=med(bounce, "bounce_pages_per_io"),
-            bios_per_io=med(bounce, "insn_bounces_per_io"),
-            pages=pages, predicted=predicted, requests=requests, **limits,
-            note=peak_note(peak, pages, predicted, sh["qd"]),
+            bios_per_io=med(bounce, "insn_bounces_per_io"), predicted=predicted,
+            requests=requests, **limits, note=peak_note(peak, pages, predicted, sh["qd"]),
             base_us=med(base, WINDOW),
             r_removed=med(removed, iops) / med(bounce, iops),
             r_base=med(base, iops) / med(bounce, iops),
@@ -137,8 +136,7 @@ def section(run, verdicts=None):
     pts = points(run)
     if not pts:
         return []
-    bound = run.bound_pct
-    base, bounce, rem = pts[0]["base"], pts[0]["bounce"], pts[0]["removed"]
+    bound, base, bounce, rem = run.bound_pct, pts[0]["base"], pts[0]["bounce"], pts[0]["removed"]
     own = [x for x in X.PART_NAMES if x != "instruments"]
     out = [f"The I/O-size sweep on {', '.join(dict.fromkeys(p['disk'] for p in pts))}: "
            f"each job bounded by size, so every kernel does the same I/Os. What {bounce} "

@@ -152,6 +152,22 @@ class PressureRun(unittest.TestCase):
         self.assertEqual((fig["question"], fig["name"]),
                          ("memory", "memory-pressure-timeline-full24"))
 
+    def test_level_table_rows_as_wide_as_its_header(self):
+        # a second boot of each kernel (its rows copied, 2 % faster): the
+        # spread row appears; it and the hog row fill every column
+        two = copy.copy(self.data)
+        t = self.data.tidy
+        again = t[t["pressure"] == "full24"].assign(rep=2, boot=t["boot"] + 1000,
+                                                    value=t["value"] * 1.02)
+        two.tidy = pd.concat([t, again], ignore_index=True)
+        tidy.resolve(two, two.lab)
+        text = "\n".join(memory.section(two, self.verdicts))
+        self.assertIn("spread of repeated boots", text)
+        for block in text.split("\n\n"):
+            rows = [r for r in block.splitlines() if r.startswith("|")]
+            for row in rows:
+                self.assertEqual(row.count("|"), rows[0].count("|"), row)
+
     def test_no_dose_response_of_one_level(self):
         # one level is one point a kernel: no response to draw
         self.assertNotIn("dose-response", {f["kind"] for f in self.p.figures})

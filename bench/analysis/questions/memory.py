@@ -186,6 +186,7 @@ def pressure_lines(run, verdicts):
     if verdicts is None or verdicts.empty or not bnc or not others:
         return []
     kernels, out = bnc + others, []
+    pad = len(kernels + others) - 1     # empty cells after a 3-cell row
     for p in [p for p in run.levels if p != L.NO_PRESSURE or run.pressure_jobs]:
         t = run.tidy[run.tidy["pressure"] == p]
         jobs = sorted(j for j in set(t["job"]) if not run.pressure_jobs or j in run.pressure_jobs)
@@ -206,8 +207,8 @@ def pressure_lines(run, verdicts):
             hog = t[(t["job"] == job) & (t["metric"] == "hog_cpu_s")]["value"]
             if len(hog):
                 rows.append(_row(["pressure hogs' CPU during the job, most (must be 0)", "all",
-                                  f"{md.fmt(float(hog.max()))} s"], len(kernels + others) - 1))
-            rows += _spread_line(run, p, job, kernels)
+                                  f"{md.fmt(float(hog.max()))} s"], pad))
+            rows += _spread_line(run, p, job, kernels, pad)
             target = run.level_mib.get(p, np.nan)
             head = (f"**{p}**" + (f" (LowFree target {int(target)} MiB, "
                                   f"{run.lab['pressure'].get(p, {}).get('label', '')})"
@@ -219,7 +220,7 @@ def pressure_lines(run, verdicts):
     return out
 
 
-def _spread_line(run, pressure, job, variants):
+def _spread_line(run, pressure, job, variants, pad):
     """[the row]: whether the job is deterministic: each kernel's boots'
     spread (max/min - 1) of the candidate disk's write bandwidth; []: none."""
     sel = C.rows(run.tidy, "write_bw", job=job, pressure=pressure)
@@ -235,7 +236,7 @@ def _spread_line(run, pressure, job, variants):
     word = ("deterministic" if worst <= run.bound_pct / 100 else
             "NOT deterministic: the verdicts rest on the test across boots")
     return [_row(["spread of repeated boots, writeback bandwidth (max/min − 1)", "candidate",
-                  f"{'; '.join(parts)}: {word}"], len(variants))]
+                  f"{'; '.join(parts)}: {word}"], pad)]
 
 
 # A pressure row is decided when it is exact, significant, or "no

@@ -302,8 +302,8 @@ def undecided_line(run, verdicts):
         return (f"{head}: at {n} reps a side; the widest would take about {need} reps a "
                 f"side (an MDE shrinks as 1/√reps).")
     cost = ""
-    if keys.get("variants") and keys.get("reps"):
-        boots = len(keys["variants"]) * int(keys["reps"][0])
+    if keys.get("variants") and set_reps:
+        boots = len(keys["variants"]) * set_reps
         secs = pd.to_numeric(_pressure_boots(run)["seconds"], errors="coerce").dropna()
         # a pressure boot's time is mostly its boot and hogs: one of the candidate disk
         # alone (what the set boots) takes about what one of a pair does (43 s vs 37 s)

@@ -56,11 +56,6 @@ def _where(run, frame):
     return disks[0] if disks else None, [j for j in run.pressure_jobs if j in set(frame["job"])]
 
 
-def _row(cells, empty=0):
-    """A markdown table's row (md.table's), then that many empty cells."""
-    return "| " + " | ".join(cells) + " |" + " |" * empty
-
-
 def footprint_lines(run):
     """The exact bounce-page footprint of each job without pressure."""
     t, j = run.tidy, run.jobs
@@ -69,19 +64,19 @@ def footprint_lines(run):
     rows = []
     for disk, v in product(_candidates(run, t["disk"]), run.labels_of(ROLES.BOUNCE)):
         sel = C.rows(t, "bounce_pages_peak", v, disk, pressure=L.NO_PRESSURE)
-        rows += [_row([disk, v, job] + [md.fmt(C.median(t, v, disk, job, m, L.NO_PRESSURE))
-                                        for m in FOOTPRINT]) for job in sorted(set(sel["job"]))]
+        rows += [[disk, v, job] + [md.fmt(C.median(t, v, disk, job, m, L.NO_PRESSURE))
+                                   for m in FOOTPRINT] for job in sorted(set(sel["job"]))]
         # the occupancy monitor says "absent" (no bounce code) or "missing" (no counter)
         states = set(j.loc[(j["variant"] == v) & (j["disk"] == disk), "occupancy"].dropna()
                      ) if "occupancy" in j and not j.empty else set()
         if not len(sel) and "counted" not in states and states & {"absent", "missing"}:
             why = "no bounce code" if "absent" in states else "no lab counter in this kernel"
-            rows.append(_row([disk, v, "(every job)", f"not measured: {why}"], 4))
+            rows.append([disk, v, "(every job)", f"not measured: {why}"] + [""] * 4)
     out = (["Lowmem held by bounce pages, counted exactly by the kernel per job "
             "(the lab-bounce patch; median of boots), without extra pressure:", "",
             md.table(["disk", "variant", "job", "peak pages", "peak KiB",
                       "mean pages (time-weighted)", "pages taken",
-                      "mempool_alloc µs per page"], [])] + rows + [""]) if rows else []
+                      "mempool_alloc µs per page"], rows), ""]) if rows else []
     for v in run.labels_of(ROLES.BASELINE):
         peaks = C.rows(t, "bounce_pages_peak", v)["value"]
         if len(peaks):
@@ -198,16 +193,16 @@ def pressure_lines(run, verdicts):
                 if all(not np.isfinite(m) for m in meds):
                     continue
                 ctl = "" if ROLES.is_candidate(run, disk) else " (control)"
-                rows.append(_row([f"{M.label(metric)} ({M.unit(metric)})", disk + ctl] +
-                                 [md.fmt(m, 4) for m in meds] +
-                                 [md.verdict_cell(md.oriented(verdicts, metric, disk, job,
-                                                              p, bnc[0], o)) for o in others]))
+                rows.append([f"{M.label(metric)} ({M.unit(metric)})", disk + ctl] +
+                            [md.fmt(m, 4) for m in meds] +
+                            [md.verdict_cell(md.oriented(verdicts, metric, disk, job,
+                                                         p, bnc[0], o)) for o in others])
             if not rows:
                 continue
             hog = t[(t["job"] == job) & (t["metric"] == "hog_cpu_s")]["value"]
             if len(hog):
-                rows.append(_row(["pressure hogs' CPU during the job, most (must be 0)", "all",
-                                  f"{md.fmt(float(hog.max()))} s"], pad))
+                rows.append(["pressure hogs' CPU during the job, most (must be 0)", "all",
+                             f"{md.fmt(float(hog.max()))} s"] + [""] * pad)
             rows += _spread_line(run, p, job, kernels, pad)
             target = run.level_mib.get(p, np.nan)
             head = (f"**{p}**" + (f" (LowFree target {int(target)} MiB, "
@@ -216,7 +211,7 @@ def pressure_lines(run, verdicts):
             out += [f"{head}, job {job}: medians, then {bnc[0]} against each other kernel "
                     "(ratio, 95% CI, verdict; the control disk is the same boots' A/A bound):", "",
                     md.table(["metric", "disk"] + kernels + [f"{bnc[0]}/{o}" for o in others],
-                             [])] + rows + [""]
+                             rows), ""]
     return out
 
 
@@ -235,8 +230,8 @@ def _spread_line(run, pressure, job, variants, pad):
         return []
     word = ("deterministic" if worst <= run.bound_pct / 100 else
             "NOT deterministic: the verdicts rest on the test across boots")
-    return [_row(["spread of repeated boots, writeback bandwidth (max/min − 1)", "candidate",
-                  f"{'; '.join(parts)}: {word}"], pad)]
+    return [["spread of repeated boots, writeback bandwidth (max/min − 1)", "candidate",
+             f"{'; '.join(parts)}: {word}"] + [""] * pad]
 
 
 # A pressure row is decided when it is exact, significant, or "no

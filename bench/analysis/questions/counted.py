@@ -190,8 +190,8 @@ def symbol_lines(run, rows):
     for disk, job, v, b, _vals in rows:
         if disk == rows[0][0] and not C.is_probed(job):
             present = set(C.rows(run.tidy, disk=disk, job=job)["metric"])
-            d = ("a read", "a read", "a write", "an I/O")[
-                ("read_iops" in present) + 2 * ("write_iops" in present)]
+            reads, writes = "read_iops" in present, "write_iops" in present
+            d = "an I/O" if reads and writes else "a write" if writes else "a read"
             picked.setdefault(d, (disk, job, v, b))
     jobs = run.jobs[run.jobs["state"] == "ok"].astype({"rep": int})   # as explain reads them
     out, cache = [], {}     # a read and a write job share boots

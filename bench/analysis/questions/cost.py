@@ -282,9 +282,11 @@ def latency_curves(run, p, everything=False):
             """The direction ("read"/"write") of the job's primary latency tail."""
             present = C.rows(run.tidy, disk=d, job=j)["metric"]
             return M.primary_metrics(j, present).get("latency tail", "").split("_")[0] or None
-        keep = [d in run.candidate_disks and j in jobs and dr == tail(d, j)
-                for d, j, dr in zip(curves["disk"], curves["job"], curves["direction"])]
-        curves = curves[keep]
+        # once a job, not once a curve point: each asks the whole tidy table
+        tails = {(d, j): tail(d, j) for d, j in set(zip(curves["disk"], curves["job"]))
+                 if d in run.candidate_disks and j in jobs}
+        curves = curves[[tails.get((d, j)) == dr for d, j, dr in
+                         zip(curves["disk"], curves["job"], curves["direction"])]]
     for (disk, job, pressure, d), g in curves.groupby(
             ["disk", "job", "pressure", "direction"], sort=True):
         variants = [v for v in run.labels if v in set(g["variant"])]

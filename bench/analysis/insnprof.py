@@ -70,7 +70,8 @@ def read_profile(path):
             wid = int(p[1])
             cur = {"user": int(p[2].split("=")[1]), "kernel": int(p[3].split("=")[1]),
                    "syms": {}, "copy_bytes": {} if fmt[1] == "2" else None}
-        elif p[0] == "sym" and cur is not None and len(p) == 4 + int(fmt[1]):
+        # "sym NAME COUNT CALLS COPY", format 2 with the bytes copied after
+        elif p[0] == "sym" and cur is not None and len(p) == (5 if fmt[1] == "1" else 6):
             cur["syms"][p[1]] = tuple(int(x) for x in p[2:5])
             if len(p) == 6:
                 cur["copy_bytes"][p[1]] = int(p[5])
